@@ -1,0 +1,44 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, integer, loadConfig, string, url } from './index.js';
+
+const spec = {
+  DATABASE_URL: url({ description: 'PostgreSQL URL', protocols: ['postgresql', 'postgres'] }),
+  PORT: integer({ description: 'HTTP port', default: 3000, min: 1, max: 65535 }),
+  SIGNING_KEY: string({ description: 'signing key', secret: true }),
+};
+
+describe('loadConfig', () => {
+  it('parses every variable and applies defaults', () => {
+    const { values } = loadConfig(spec, { DATABASE_URL: 'postgresql://u@h/db', SIGNING_KEY: 'k' });
+    expect(values).toEqual({ DATABASE_URL: 'postgresql://u@h/db', PORT: 3000, SIGNING_KEY: 'k' });
+  });
+
+  it('names every missing or malformed variable in one error', () => {
+    let caught: unknown;
+    try {
+      loadConfig(spec, { DATABASE_URL: 'mysql://h/db', PORT: 'eighty' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const { problems } = caught as ConfigError;
+    expect(problems).toHaveLength(3);
+    expect(problems.join('\n')).toMatch(/DATABASE_URL must use postgresql or postgres/);
+    expect(problems.join('\n')).toMatch(/PORT must be a whole number/);
+    expect(problems.join('\n')).toMatch(/SIGNING_KEY is required/);
+  });
+
+  it('rejects a number outside its range', () => {
+    expect(() => loadConfig(spec, { DATABASE_URL: 'postgres://h/db', PORT: '70000', SIGNING_KEY: 'k' })).toThrow(
+      /PORT must be at most 65535/,
+    );
+  });
+
+  it('describes the configuration without secrets or URL passwords', () => {
+    const loaded = loadConfig(spec, { DATABASE_URL: 'postgresql://user:hunter2@h/db', SIGNING_KEY: 'top-secret' });
+    const described = JSON.stringify(loaded.describe());
+    expect(described).not.toContain('hunter2');
+    expect(described).not.toContain('top-secret');
+    expect(loaded.describe()['SIGNING_KEY']).toBe('[redacted]');
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * Typed environment variables. Each variable knows how to parse its raw text, its default,
+ * and whether its value is secret (and so must never be printed).
+ */
+export interface Variable<T> {
+  readonly description: string;
+  /** Secret values are shown as "[redacted]" in the effective-configuration log. Default: false. */
+  readonly secret: boolean;
+  /** Returns the parsed value, or throws an Error whose message says what is expected. */
+  parse(raw: string | undefined): T;
+  /** How the value may be shown in logs. */
+  display(value: T): string;
+}
+
+interface Common<T> {
+  description: string;
+  /** Used when the variable is unset or empty. Without it, the variable is required. */
+  default?: T;
+  /** Default: false. */
+  secret?: boolean;
+}
+
+function variable<T>(
+  options: Common<T>,
+  parseSet: (raw: string) => T,
+  display: (value: T) => string = (value) => String(value),
+): Variable<T> {
+  return {
+    description: options.description,
+    secret: options.secret ?? false,
+    parse(raw) {
+      if (raw === undefined || raw.trim() === '') {
+        if (options.default !== undefined) return options.default;
+        throw new Error('is required');
+      }
+      return parseSet(raw.trim());
+    },
+    display: (value) => (options.secret ? '[redacted]' : display(value)),
+  };
+}
+
+export function string(options: Common<string>): Variable<string> {
+  return variable(options, (raw) => raw);
+}
+
+export function integer(options: Common<number> & { min?: number; max?: number }): Variable<number> {
+  return variable(options, (raw) => {
+    if (!/^-?\d+$/.test(raw)) throw new Error(`must be a whole number, got "${raw}"`);
+    const value = Number(raw);
+    if (options.min !== undefined && value < options.min) throw new Error(`must be at least ${options.min}`);
+    if (options.max !== undefined && value > options.max) throw new Error(`must be at most ${options.max}`);
+    return value;
+  });
+}
+
+export function boolean(options: Common<boolean>): Variable<boolean> {
+  return variable(options, (raw) => {
+    const lowered = raw.toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(lowered)) return true;
+    if (['0', 'false', 'no', 'off'].includes(lowered)) return false;
+    throw new Error(`must be true or false, got "${raw}"`);
+  });
+}
+
+export function oneOf<const T extends string>(values: readonly T[], options: Common<T>): Variable<T> {
+  return variable(options, (raw) => {
+    if (!(values as readonly string[]).includes(raw)) {
+      throw new Error(`must be one of ${values.join(', ')}, got "${raw}"`);
+    }
+    return raw as T;
+  });
+}
+
+/** A comma-separated list; empty items are dropped. */
+export function list(options: Common<string[]>): Variable<string[]> {
+  return variable(
+    options,
+    (raw) => raw.split(',').map((item) => item.trim()).filter((item) => item !== ''),
+    (value) => value.join(','),
+  );
+}
+
+/** A URL whose scheme is one of `protocols`. Its password, if any, is never displayed. */
+export function url(options: Common<string> & { protocols: readonly string[] }): Variable<string> {
+  return variable(
+    options,
+    (raw) => {
+      let parsed: URL;
+      try {
+        parsed = new URL(raw);
+      } catch {
+        throw new Error('must be a valid URL');
+      }
+      const scheme = parsed.protocol.replace(/:$/, '');
+      if (!options.protocols.includes(scheme)) {
+        throw new Error(`must use ${options.protocols.join(' or ')}, got "${scheme}"`);
+      }
+      return raw;
+    },
+    (value) => {
+      const parsed = new URL(value);
+      if (parsed.password) parsed.password = '[redacted]';
+      return parsed.toString();
+    },
+  );
+}

@@ -1,0 +1,3 @@
+export { createLogger } from './logger.js';
+export type { Logger, LoggerOptions } from './logger.js';
+export { redactText, redactValue, REDACTED } from './redact.js';

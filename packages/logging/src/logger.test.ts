@@ -1,0 +1,48 @@
+import { describe, expect, it } from '@jest/globals';
+import { Writable } from 'node:stream';
+import winston from 'winston';
+import { createLogger } from './index.js';
+
+function capture() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = createLogger({ service: 'test', transports: [new winston.transports.Stream({ stream })] });
+  return { logger, lines };
+}
+
+describe('createLogger', () => {
+  it('writes one JSON line with the service name and the child context', () => {
+    const { logger, lines } = capture();
+    logger.child({ requestId: 'req-1' }).info('hello', { route: '/x' });
+    const entry = JSON.parse(lines[0] ?? '{}');
+    expect(entry).toMatchObject({ level: 'info', message: 'hello', service: 'test', requestId: 'req-1', route: '/x' });
+  });
+
+  it('redacts secret keys, signing secrets and hashes wherever they appear', () => {
+    const { logger, lines } = capture();
+    const key = 'sk_live_4eC39HqLyjWDarjtT1zdp7dcAbCdEf';
+    const hash = 'a'.repeat(64);
+    logger.warn(`rejected ${key}`, {
+      headers: { authorization: `Bearer ${key}` },
+      nested: { note: `secret whsec_abcDEF123 and ${hash}` },
+      signingSecret: 'whatever',
+    });
+    const line = lines.join('');
+    expect(line).not.toContain(key);
+    expect(line).not.toContain('whsec_abcDEF123');
+    expect(line).not.toContain(hash);
+    expect(line).not.toContain('whatever');
+    expect(line).toContain('sk_live_[redacted]');
+  });
+
+  it('redacts secrets inside logged errors', () => {
+    const { logger, lines } = capture();
+    logger.error('failed', { error: new Error('bad key sk_live_abcdefabcdef') });
+    expect(lines.join('')).not.toContain('sk_live_abcdefabcdef');
+  });
+});
