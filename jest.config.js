@@ -21,6 +21,8 @@ export default {
     // TypeScript ESM imports say ".js"; the file on disk is ".ts".
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
+  globalSetup: '<rootDir>/packages/test-support/src/infrastructure.ts',
+  globalTeardown: '<rootDir>/packages/test-support/src/jest-global-teardown.ts',
   testTimeout: 30000,
   // Integration tests share the machine's broker and database; two workers keep a 2-core box responsive.
   maxWorkers: 2,

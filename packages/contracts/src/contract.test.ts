@@ -1,0 +1,38 @@
+import { describe, expect, it } from '@jest/globals';
+import { ContractViolation, domainEventContract } from './index.js';
+
+const event = {
+  id: '0b7f6a2e-4d0e-4c39-9f4c-8e9a0e1d2c3b',
+  event: 'suggestion.created',
+  created_at: '2026-11-22T10:00:00.000Z',
+  app: { id: 7, public_key: 'pk_live_abc' },
+  data: {
+    author: { external_id: 'u-1', name: 'Ada' },
+    sender: { type: 'app_user', external_id: 'u-1', name: 'Ada' },
+  },
+};
+
+describe('contracts', () => {
+  it('accepts a valid domain event and returns it typed', () => {
+    expect(domainEventContract.parse(event).app.id).toBe(7);
+  });
+
+  it('names the offending field of an invalid message', () => {
+    const invalid = { ...event, app: { id: 'seven', public_key: 'pk_live_abc' } };
+    expect(() => domainEventContract.parse(invalid)).toThrow(ContractViolation);
+    try {
+      domainEventContract.parse(invalid);
+    } catch (error) {
+      expect((error as ContractViolation).violations[0]?.field).toBe('/app/id');
+    }
+  });
+
+  it('refuses a member sender that carries an external id', () => {
+    const invalid = { ...event, data: { ...event.data, sender: { type: 'member', external_id: 'x', name: 'M' } } };
+    expect(domainEventContract.is(invalid)).toBe(false);
+  });
+
+  it('refuses an unknown event name', () => {
+    expect(domainEventContract.is({ ...event, event: 'suggestion.deleted' })).toBe(false);
+  });
+});

@@ -1,0 +1,65 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+
+/**
+ * A contract is one JSON Schema that validates messages at the boundary where they are received
+ * and gives the TypeScript type of the same messages, so the two never drift apart.
+ */
+export interface Contract<T> {
+  readonly name: string;
+  readonly schema: JSONSchema;
+  /** Returns the value typed, or throws ContractViolation naming the first offending field. */
+  parse(value: unknown): T;
+  is(value: unknown): value is T;
+}
+
+export interface Violation {
+  /** JSON Pointer of the offending field, "" for the whole value. */
+  field: string;
+  message: string;
+}
+
+export class ContractViolation extends Error {
+  override readonly name = 'ContractViolation';
+  constructor(
+    readonly contract: string,
+    readonly violations: readonly Violation[],
+  ) {
+    const first = violations[0];
+    super(`${contract}: ${first ? `${first.field || '(root)'} ${first.message}` : 'invalid'}`);
+  }
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: true, useDefaults: false });
+(addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
+
+function toViolation(error: ErrorObject): Violation {
+  const missing = error.keyword === 'required' ? `/${(error.params as { missingProperty: string }).missingProperty}` : '';
+  const extra =
+    error.keyword === 'additionalProperties'
+      ? `/${(error.params as { additionalProperty: string }).additionalProperty}`
+      : '';
+  return {
+    field: `${error.instancePath}${missing}${extra}`,
+    message: error.keyword === 'additionalProperties' ? 'is not allowed' : (error.message ?? 'is invalid'),
+  };
+}
+
+export function defineContract<const S extends JSONSchema>(name: string, schema: S): Contract<FromSchema<S>> {
+  let validate: ValidateFunction | undefined;
+  const compiled = () => (validate ??= ajv.compile(schema as object));
+  return {
+    name,
+    schema,
+    parse(value) {
+      const check = compiled();
+      if (!check(value)) throw new ContractViolation(name, (check.errors ?? []).map(toViolation));
+      return value as FromSchema<S>;
+    },
+    is(value): value is FromSchema<S> {
+      return compiled()(value) === true;
+    },
+  };
+}

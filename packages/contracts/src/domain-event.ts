@@ -1,0 +1,43 @@
+import { defineContract } from './contract.js';
+import { authorSchema, senderSchema } from './identity.js';
+
+/** Every event name of specification section 6. */
+export const EVENT_NAMES = [
+  'suggestion.created',
+  'suggestion.status_changed',
+  'suggestion.commented',
+  'ticket.created',
+  'ticket.status_changed',
+  'ticket.replied',
+  'survey.response.created',
+  'webhook.ping',
+] as const;
+export type EventName = (typeof EVENT_NAMES)[number];
+
+/**
+ * A domain event as it travels on the `domain.events` exchange, routed by its `event` name.
+ * `id` identifies the event; each webhook delivery of it gets its own id later.
+ */
+export const domainEventContract = defineContract('domain-event', {
+  type: 'object',
+  required: ['id', 'event', 'created_at', 'app', 'data'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    event: { enum: EVENT_NAMES },
+    created_at: { type: 'string', format: 'date-time' },
+    app: {
+      type: 'object',
+      required: ['id', 'public_key'],
+      additionalProperties: false,
+      properties: { id: { type: 'integer' }, public_key: { type: 'string', pattern: '^pk_live_' } },
+    },
+    data: {
+      type: 'object',
+      required: ['author', 'sender'],
+      properties: { author: authorSchema, sender: senderSchema },
+    },
+  },
+} as const);
+
+export type DomainEvent = ReturnType<typeof domainEventContract.parse>;

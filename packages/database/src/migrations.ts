@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Logger } from '@feedback/logging';
+
+/**
+ * Applies a service's migrations to its own PostgreSQL schema.
+ *
+ * Migrations live in Prisma Migrate's layout (`prisma/migrations/<timestamp>_<name>/migration.sql`)
+ * and are written without a schema name: they run with `search_path` set to the service's schema.
+ * We apply them ourselves rather than with `prisma migrate deploy` because Prisma's schema engine
+ * is a native binary downloaded outside the npm registry (see docs/decisions.md).
+ *
+ * Each migration runs in its own transaction; an advisory lock lets several replicas start at
+ * once; an applied migration whose file later changed stops start-up instead of drifting.
+ */
+export interface MigrationOptions {
+  connectionString: string;
+  /** The service's PostgreSQL schema, created if missing. */
+  schema: string;
+  /** Folder holding one sub-folder per migration. */
+  directory: string;
+  logger: Logger;
+}
+
+export class MigrationError extends Error {
+  override readonly name = 'MigrationError';
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
+
+function checksumOf(sql: string): string {
+  return createHash('sha256').update(sql).digest('hex');
+}
+
+export async function runMigrations(options: MigrationOptions): Promise<string[]> {
+  if (!SCHEMA_NAME.test(options.schema)) throw new MigrationError(`invalid schema name "${options.schema}"`);
+  const schema = `"${options.schema}"`;
+  const folders = (await readdir(options.directory, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+  const client = new pg.Client({ connectionString: options.connectionString });
+  await client.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${options.schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
+         name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const done = new Map<string, string>(
+      (await client.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM ${schema}.schema_migrations`)).rows.map(
+        (row) => [row.name, row.checksum],
+      ),
+    );
+    for (const name of folders) {
+      const sql = await readFile(join(options.directory, name, 'migration.sql'), 'utf8');
+      const checksum = checksumOf(sql);
+      const previous = done.get(name);
+      if (previous !== undefined) {
+        if (previous !== checksum) {
+          throw new MigrationError(`migration ${name} was changed after it was applied to schema ${options.schema}`);
+        }
+        continue;
+      }
+      await client.query('BEGIN');
+      try {
+        await client.query(`SET LOCAL search_path TO ${schema}`);
+        await client.query(sql);
+        await client.query(`INSERT INTO ${schema}.schema_migrations (name, checksum) VALUES ($1, $2)`, [name, checksum]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw new MigrationError(`migration ${name} failed: ${(error as Error).message}`);
+      }
+      applied.push(name);
+      options.logger.info('migration applied', { schema: options.schema, migration: name });
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${options.schema}`]).catch(() => undefined);
+    await client.end();
+  }
+  return applied;
+}

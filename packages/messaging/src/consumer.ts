@@ -1,0 +1,95 @@
+import type { ChannelWrapper } from 'amqp-connection-manager';
+import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
+import { ContractViolation } from '@feedback/contracts';
+import type { Contract } from '@feedback/contracts';
+import type { Logger } from '@feedback/logging';
+import type { Broker, ChannelSetup } from './broker.js';
+
+/** Thrown by a handler when retrying cannot help: the message is rejected, not requeued. */
+export class PermanentFailure extends Error {
+  override readonly name = 'PermanentFailure';
+}
+
+export interface ConsumerOptions<T> {
+  queue: string;
+  /** Declares the queue and its bindings; runs on every reconnect before consuming. */
+  setup?: ChannelSetup;
+  /** Unacknowledged messages this consumer holds at once: its concurrency. Default: 10. */
+  prefetch?: number;
+  /** Validates and types each body; a message that breaks it is rejected. */
+  contract: Contract<T>;
+  /** Resolves to acknowledge. Throwing PermanentFailure rejects; any other error requeues. */
+  handle(body: T, message: ConsumeMessage): Promise<void>;
+  /** Pause before requeueing after a handler error, so a failing dependency is not hammered. Default: 1000. */
+  requeueDelayMs?: number;
+}
+
+export interface Consumer {
+  /** Stops taking messages, waits for those in flight, then closes the channel. */
+  stop(): Promise<void>;
+}
+
+export function startConsumer<T>(broker: Broker, logger: Logger, options: ConsumerOptions<T>): Consumer {
+  const inFlight = new Set<Promise<void>>();
+  let current: { channel: ConfirmChannel; consumerTag: string } | undefined;
+  let stopping = false;
+
+  const dispatch = (channel: ConfirmChannel, message: ConsumeMessage | null) => {
+    if (message === null) return; // the broker cancelled the consumer; setup runs again on reconnect
+    const task = handleOne(channel, message).finally(() => inFlight.delete(task));
+    inFlight.add(task);
+  };
+
+  // Acks go to the channel that delivered the message: after a reconnect its tags mean nothing.
+  const settle = (channel: ConfirmChannel, message: ConsumeMessage, outcome: 'ack' | 'reject' | 'requeue') => {
+    try {
+      if (outcome === 'ack') channel.ack(message);
+      else channel.nack(message, false, outcome === 'requeue');
+    } catch {
+      // The channel closed meanwhile; the broker redelivers the message.
+    }
+  };
+
+  const handleOne = async (channel: ConfirmChannel, message: ConsumeMessage) => {
+    const log = logger.child({ queue: options.queue, messageId: message.properties.messageId });
+    let body: T;
+    try {
+      body = options.contract.parse(JSON.parse(message.content.toString('utf8')));
+    } catch (error) {
+      const detail = error instanceof ContractViolation ? error.violations : (error as Error).message;
+      log.error('message rejected: it breaks its contract', { contract: options.contract.name, detail });
+      settle(channel, message, 'reject');
+      return;
+    }
+    try {
+      await options.handle(body, message);
+      settle(channel, message, 'ack');
+    } catch (error) {
+      if (error instanceof PermanentFailure) {
+        log.error('message rejected by its handler', { error });
+        settle(channel, message, 'reject');
+        return;
+      }
+      log.warn('handler failed; message will be redelivered', { error });
+      await new Promise((resolve) => setTimeout(resolve, options.requeueDelayMs ?? 1000));
+      settle(channel, message, 'requeue');
+    }
+  };
+
+  const wrapper: ChannelWrapper = broker.channel(`consumer:${options.queue}`, async (channel) => {
+    if (stopping) return;
+    await options.setup?.(channel);
+    await channel.prefetch(options.prefetch ?? 10);
+    const { consumerTag } = await channel.consume(options.queue, (message) => dispatch(channel, message));
+    current = { channel, consumerTag };
+  });
+
+  return {
+    async stop() {
+      stopping = true;
+      if (current) await current.channel.cancel(current.consumerTag).catch(() => undefined);
+      await Promise.allSettled([...inFlight]);
+      await wrapper.close();
+    },
+  };
+}

@@ -1,0 +1,10 @@
+export { Broker } from './broker.js';
+export type { BrokerOptions, ChannelSetup } from './broker.js';
+export { ConfirmedPublisher } from './publisher.js';
+export type { PublishOptions } from './publisher.js';
+export { startConsumer, PermanentFailure } from './consumer.js';
+export type { Consumer, ConsumerOptions } from './consumer.js';
+export { serveRpc, RpcClient, RpcError, RpcTimeoutError } from './rpc.js';
+export type { RpcHandlers, RpcServer } from './rpc.js';
+export { topologyNames, declareExchanges, QUORUM_QUEUE } from './topology.js';
+export type { TopologyNames } from './topology.js';

@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import type { ChannelWrapper } from 'amqp-connection-manager';
+import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
+import { ContractViolation, rpcMethods, rpcReplyContract } from '@feedback/contracts';
+import type { RpcMethod, RpcReply, RpcRequest, RpcResult } from '@feedback/contracts';
+import type { Logger } from '@feedback/logging';
+import type { Broker } from './broker.js';
+import type { TopologyNames } from './topology.js';
+
+/** An expected failure of an RPC method, with a stable code the caller can branch on. */
+export class RpcError extends Error {
+  override readonly name = 'RpcError';
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** No reply within the time limit: the answering service is down, slow, or unreachable. */
+export class RpcTimeoutError extends Error {
+  override readonly name = 'RpcTimeoutError';
+  readonly code = 'rpc_timeout';
+  constructor(method: string, timeoutMs: number) {
+    super(`${method} did not answer within ${timeoutMs} ms`);
+  }
+}
+
+const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
+
+export type RpcHandlers = { [M in RpcMethod]?: (request: RpcRequest<M>) => Promise<RpcResult<M>> };
+
+function serviceOf(method: string): string {
+  return method.slice(0, method.indexOf('.'));
+}
+
+export interface RpcServer {
+  stop(): Promise<void>;
+}
+
+/**
+ * Answers RPC for one service on its queue. Requests carry the method in the AMQP `type`
+ * property; both request and result are validated against the method's contract.
+ */
+export function serveRpc(
+  broker: Broker,
+  logger: Logger,
+  options: {
+    service: string;
+    names: TopologyNames;
+    handlers: RpcHandlers;
+    /** Requests handled at once. Default: 20. */
+    prefetch?: number;
+  },
+): RpcServer {
+  const queue = options.names.rpcQueue(options.service);
+  const inFlight = new Set<Promise<void>>();
+  let current: { channel: ConfirmChannel; consumerTag: string } | undefined;
+  let stopping = false;
+
+  const answer = async (channel: ConfirmChannel, message: ConsumeMessage): Promise<void> => {
+    const method = message.properties.type as string;
+    const log = logger.child({ rpc: method, correlationId: message.properties.correlationId });
+    let reply: RpcReply;
+    try {
+      const contract = rpcMethods[method as RpcMethod];
+      const handler = options.handlers[method as RpcMethod] as ((request: unknown) => Promise<unknown>) | undefined;
+      if (!contract || !handler) throw new RpcError('unknown_method', `${method} is not served by ${options.service}`);
+      const request = contract.request.parse(JSON.parse(message.content.toString('utf8')));
+      const result = contract.result.parse(await handler(request));
+      reply = { ok: true, result };
+    } catch (error) {
+      if (error instanceof RpcError) {
+        reply = { ok: false, error: { code: error.code, message: error.message } };
+      } else if (error instanceof ContractViolation) {
+        log.error('rpc contract broken', { violations: error.violations, contract: error.contract });
+        reply = { ok: false, error: { code: 'contract_violation', message: error.message } };
+      } else {
+        log.error('rpc handler failed', { error });
+        reply = { ok: false, error: { code: 'internal_error', message: 'The service failed to answer.' } };
+      }
+    }
+    try {
+      if (message.properties.replyTo) {
+        channel.sendToQueue(message.properties.replyTo as string, Buffer.from(JSON.stringify(reply)), {
+          correlationId: message.properties.correlationId as string,
+          contentType: 'application/json',
+        });
+      }
+      channel.ack(message);
+    } catch {
+      // Channel closed meanwhile: the caller times out or the request is redelivered.
+    }
+  };
+
+  const wrapper: ChannelWrapper = broker.channel(`rpc-server:${queue}`, async (channel) => {
+    if (stopping) return;
+    // Requests carry an expiration, so a classic queue (per-message TTL) is the right kind.
+    await channel.assertQueue(queue, { durable: true });
+    await channel.prefetch(options.prefetch ?? 20);
+    const { consumerTag } = await channel.consume(queue, (message) => {
+      if (message === null) return;
+      const task = answer(channel, message).finally(() => inFlight.delete(task));
+      inFlight.add(task);
+    });
+    current = { channel, consumerTag };
+  });
+
+  return {
+    async stop() {
+      stopping = true;
+      if (current) await current.channel.cancel(current.consumerTag).catch(() => undefined);
+      await Promise.allSettled([...inFlight]);
+      await wrapper.close();
+    },
+  };
+}
+
+interface Pending {
+  resolve(reply: RpcReply): void;
+  timer: NodeJS.Timeout;
+}
+
+/** Calls other services' RPC methods over direct reply-to, each call bounded by a timeout. */
+export class RpcClient {
+  private readonly pending = new Map<string, Pending>();
+  private readonly channel: ChannelWrapper;
+
+  constructor(
+    broker: Broker,
+    private readonly logger: Logger,
+    private readonly options: {
+      names: TopologyNames;
+      /** Default time limit of a call. Default: 5000. */
+      timeoutMs?: number;
+    },
+  ) {
+    // Direct reply-to needs the reply consumer on the very channel that publishes.
+    this.channel = broker.channel('rpc-client', async (channel) => {
+      await channel.consume(DIRECT_REPLY_TO, (message) => message && this.onReply(message), { noAck: true });
+    });
+  }
+
+  private onReply(message: ConsumeMessage): void {
+    const pending = this.pending.get(message.properties.correlationId as string);
+    if (!pending) return; // the call timed out already
+    this.pending.delete(message.properties.correlationId as string);
+    clearTimeout(pending.timer);
+    try {
+      pending.resolve(rpcReplyContract.parse(JSON.parse(message.content.toString('utf8'))));
+    } catch (error) {
+      this.logger.error('rpc reply broke its contract', { error });
+      pending.resolve({ ok: false, error: { code: 'contract_violation', message: 'Malformed reply.' } });
+    }
+  }
+
+  /** Resolves with the method's result, or rejects with RpcError (its code) or RpcTimeoutError. */
+  async call<M extends RpcMethod>(method: M, request: RpcRequest<M>, options: { timeoutMs?: number } = {}): Promise<RpcResult<M>> {
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? 5000;
+    const correlationId = randomUUID();
+    const reply = new Promise<RpcReply>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(correlationId);
+        reject(new RpcTimeoutError(method, timeoutMs));
+      }, timeoutMs);
+      this.pending.set(correlationId, { resolve, timer });
+    });
+    this.channel
+      .publish('', this.options.names.rpcQueue(serviceOf(method)), Buffer.from(JSON.stringify(request)), {
+        correlationId,
+        replyTo: DIRECT_REPLY_TO,
+        type: method,
+        contentType: 'application/json',
+        // A request nobody picked up in time is dropped, never answered late.
+        expiration: String(timeoutMs),
+        timeout: timeoutMs,
+      })
+      .catch(() => undefined); // a publish that fails surfaces as the call's timeout
+    const outcome = await reply;
+    if (!outcome.ok) throw new RpcError(outcome.error.code, outcome.error.message);
+    return rpcMethods[method].result.parse(outcome.result) as RpcResult<M>;
+  }
+
+  async close(): Promise<void> {
+    for (const [id, pending] of this.pending) {
+      clearTimeout(pending.timer);
+      this.pending.delete(id);
+    }
+    await this.channel.close();
+  }
+}

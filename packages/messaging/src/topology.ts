@@ -1,0 +1,30 @@
+import type { ConfirmChannel } from 'amqplib';
+
+/**
+ * Every exchange and queue name, in one place. A namespace prefixes them all, so test runs
+ * (and several environments on one broker) never see each other's messages. Default: none.
+ */
+export function topologyNames(namespace = '') {
+  const named = (name: string) => `${namespace}${name}`;
+  return {
+    namespace,
+    /** Topic exchange of product events, routed by event name (`suggestion.created`, …). */
+    domainEvents: named('domain.events'),
+    /** Topic exchange of key and tenancy changes that api instances must see at once. */
+    authorityEvents: named('authority.events'),
+    /** The worker's durable queue of every domain event. */
+    workerDomainEventsQueue: named('webhook-worker.domain-events'),
+    /** Each service answers RPC on `<service>.rpc`. */
+    rpcQueue: (service: string) => named(`${service}.rpc`),
+  };
+}
+export type TopologyNames = ReturnType<typeof topologyNames>;
+
+/** Exchanges every service may publish to; declaring them is idempotent, so each service does. */
+export async function declareExchanges(channel: ConfirmChannel, names: TopologyNames): Promise<void> {
+  await channel.assertExchange(names.domainEvents, 'topic', { durable: true });
+  await channel.assertExchange(names.authorityEvents, 'topic', { durable: true });
+}
+
+/** Arguments of a durable quorum queue (replicated on a cluster; survives broker restarts). */
+export const QUORUM_QUEUE = { durable: true, arguments: { 'x-queue-type': 'quorum' } } as const;

@@ -1,0 +1,6 @@
+export { resolveTestInfrastructure } from './infrastructure.js';
+export type { TestInfrastructure } from './infrastructure.js';
+export { createTestDatabase, createTestNamespace, deleteBrokerObjects, uniqueSuffix } from './isolation.js';
+export type { TestDatabase } from './isolation.js';
+export { TcpProxy } from './tcp-proxy.js';
+export { eventually } from './eventually.js';

@@ -1,0 +1,68 @@
+import { createServer, connect } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { once } from 'node:events';
+
+/**
+ * A TCP proxy in front of a real server. `interrupt()` cuts every connection and refuses new
+ * ones, as a broker restart would, without disturbing anything else using that server;
+ * `restore()` lets connections through again.
+ */
+export class TcpProxy {
+  private readonly sockets = new Set<Socket>();
+  private accepting = true;
+
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
+
+  static async start(target: { host: string; port: number }): Promise<TcpProxy> {
+    let proxy: TcpProxy | undefined;
+    const server = createServer((client) => {
+      if (!proxy?.accepting) {
+        client.destroy();
+        return;
+      }
+      const upstream = connect(target);
+      proxy.sockets.add(client).add(upstream);
+      const cleanup = () => {
+        client.destroy();
+        upstream.destroy();
+        proxy?.sockets.delete(client);
+        proxy?.sockets.delete(upstream);
+      };
+      client.on('error', cleanup).on('close', cleanup);
+      upstream.on('error', cleanup).on('close', cleanup);
+      client.pipe(upstream).pipe(client);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('proxy has no port');
+    proxy = new TcpProxy(server, address.port);
+    return proxy;
+  }
+
+  /** Rewrites a URL so it goes through the proxy. */
+  urlFor(url: string): string {
+    const parsed = new URL(url);
+    parsed.hostname = '127.0.0.1';
+    parsed.port = String(this.port);
+    return parsed.toString();
+  }
+
+  interrupt(): void {
+    this.accepting = false;
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+  }
+
+  restore(): void {
+    this.accepting = true;
+  }
+
+  async close(): Promise<void> {
+    this.interrupt();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
