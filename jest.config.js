@@ -14,7 +14,7 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/{packages,services,examples}/*/src/**/*.test.ts'],
+  testMatch: ['<rootDir>/{packages,services,examples,tests}/*/src/**/*.test.ts'],
   moduleNameMapper: {
     // Workspace packages are consumed by name; tests run them from source.
     '^@feedback/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',

@@ -1,0 +1,49 @@
+import { integer, loadConfig, oneOf, string, url } from '@feedback/config';
+
+/** Every environment variable the api reads, validated at start-up. */
+export const apiEnvironment = {
+  DATABASE_URL: url({
+    description: 'PostgreSQL URL; the api keeps its tables in schema "api"',
+    protocols: ['postgresql', 'postgres'],
+  }),
+  AMQP_URL: url({ description: 'RabbitMQ URL', protocols: ['amqp', 'amqps'] }),
+  BROKER_NAMESPACE: string({ description: 'prefix of every exchange and queue name', default: '' }),
+  PORT: integer({ description: 'HTTP port of the public edge', default: 3000, min: 0, max: 65535 }),
+  PUBLIC_BASE_URL: url({ description: 'base address customers call', protocols: ['http', 'https'], default: 'http://localhost:3000' }),
+  DASHBOARD_URL: url({ description: 'team dashboard address, for links in error bodies', protocols: ['http', 'https'], default: 'http://localhost:3000/dashboard' }),
+  DOCS_URL: url({ description: 'API documentation address, for links in error bodies', protocols: ['http', 'https'], default: 'http://localhost:3000/docs' }),
+  RPC_TIMEOUT_MS: integer({ description: 'time limit of a call to another service before answering 503', default: 3000, min: 50 }),
+  OUTBOX_POLL_MS: integer({ description: 'how often the outbox relay looks for events written by other instances', default: 250, min: 10 }),
+  LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'], { description: 'minimum log level', default: 'info' }),
+};
+
+export interface ApiConfig {
+  databaseUrl: string;
+  amqpUrl: string;
+  brokerNamespace: string;
+  port: number;
+  publicBaseUrl: string;
+  dashboardUrl: string;
+  docsUrl: string;
+  rpcTimeoutMs: number;
+  outboxPollMs: number;
+  logLevel: string;
+}
+
+export function readApiConfig(env: Record<string, string | undefined> = process.env) {
+  const loaded = loadConfig(apiEnvironment, env);
+  const v = loaded.values;
+  const config: ApiConfig = {
+    databaseUrl: v.DATABASE_URL,
+    amqpUrl: v.AMQP_URL,
+    brokerNamespace: v.BROKER_NAMESPACE,
+    port: v.PORT,
+    publicBaseUrl: v.PUBLIC_BASE_URL.replace(/\/$/, ''),
+    dashboardUrl: v.DASHBOARD_URL.replace(/\/$/, ''),
+    docsUrl: v.DOCS_URL.replace(/\/$/, ''),
+    rpcTimeoutMs: v.RPC_TIMEOUT_MS,
+    outboxPollMs: v.OUTBOX_POLL_MS,
+    logLevel: v.LOG_LEVEL,
+  };
+  return { config, describe: loaded.describe };
+}

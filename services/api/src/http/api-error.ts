@@ -1,0 +1,40 @@
+/**
+ * Every error the HTTP edge answers with, by stable code. Clients branch on `error`, never on
+ * `message`; this table is the one place a code gets its status.
+ */
+export const ERROR_STATUS = {
+  malformed_json: 400,
+  validation_failed: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  revoked_api_key: 401,
+  insufficient_scope: 403,
+  plan_upgrade_required: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra fields of the body, beside `error` and `message`. */
+    readonly details: Record<string, unknown> = {},
+    /** Extra response headers (WWW-Authenticate, Retry-After, Allow). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}

@@ -1,0 +1,33 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ContractViolation } from '@feedback/contracts';
+import { ApiError } from './api-error.js';
+
+/** Writes every error body the same way: `{ error, message, ...details }`. */
+export const errorHandler: ErrorRequestHandler = (error, request, response, _next) => {
+  const apiError = toApiError(error);
+  if (apiError.status >= 500) request.log.error('request failed', { error });
+  for (const [name, value] of Object.entries(apiError.headers)) response.setHeader(name, value);
+  response.status(apiError.status).json({ error: apiError.code, message: apiError.message, ...apiError.details });
+};
+
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ContractViolation) {
+    const first = error.violations[0];
+    return new ApiError('validation_failed', `The request body is invalid: ${first?.field || 'body'} ${first?.message ?? ''}`.trim(), {
+      field: first?.field ?? '',
+      violations: error.violations,
+    });
+  }
+  const { type, status } = (error ?? {}) as { type?: string; status?: number };
+  if (type === 'entity.parse.failed') return new ApiError('malformed_json', 'The request body is not valid JSON.');
+  if (type === 'entity.too.large') return new ApiError('payload_too_large', 'The request body is too large.');
+  if (status === 415 || type === 'encoding.unsupported') {
+    return new ApiError('unsupported_media_type', 'Send the body as application/json.');
+  }
+  return new ApiError('internal_error', 'Something went wrong on our side. Retry later.');
+}
+
+export const notFound: RequestHandler = (request, _response, next) => {
+  next(new ApiError('not_found', `No route ${request.method} ${request.path}.`));
+};

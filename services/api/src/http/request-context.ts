@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Logger } from '@feedback/logging';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Id of this request, echoed in the X-Request-Id header and on every log line. */
+      id: string;
+      log: Logger;
+    }
+  }
+}
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Gives each request an id (the caller's, if it sent a safe one) and a logger tagged with it. */
+export function requestContext(logger: Logger): RequestHandler {
+  return (request, response, next) => {
+    const incoming = request.get('x-request-id');
+    request.id = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    request.log = logger.child({ requestId: request.id });
+    response.setHeader('X-Request-Id', request.id);
+    const started = process.hrtime.bigint();
+    response.on('finish', () => {
+      request.log.info('request', {
+        method: request.method,
+        path: request.path,
+        status: response.statusCode,
+        durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+      });
+    });
+    next();
+  };
+}

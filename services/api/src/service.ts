@@ -1,0 +1,69 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '@feedback/logging';
+import { Broker, ConfirmedPublisher, RpcClient, declareExchanges, topologyNames } from '@feedback/messaging';
+import { Lifecycle, closeServer } from '@feedback/service-runtime';
+import type { ShutdownStep } from '@feedback/service-runtime';
+import type { ApiConfig } from './config.js';
+import { connectApiDatabase, migrateApiDatabase } from './database.js';
+import type { PrismaClient } from './database.js';
+import { buildApp } from './http/app.js';
+import { OutboxRelay } from './outbox/relay.js';
+
+export interface ApiService {
+  /** Where the HTTP server listens, e.g. http://127.0.0.1:3000. */
+  url: string;
+  prisma: PrismaClient;
+  outboxRelay: OutboxRelay;
+  lifecycle: Lifecycle;
+  shutdownSteps(): ShutdownStep[];
+  stop(): Promise<void>;
+}
+
+/** Migrates the api's schema, starts the outbox relay and serves HTTP until stopped. */
+export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiService> {
+  await migrateApiDatabase(config.databaseUrl, logger);
+  const prisma = connectApiDatabase(config.databaseUrl);
+  const names = topologyNames(config.brokerNamespace);
+  const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'api', logger });
+  const rpc = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs });
+  const publisher = new ConfirmedPublisher(broker, {
+    name: 'outbox-relay',
+    setup: (channel) => declareExchanges(channel, names),
+  });
+  const outboxRelay = new OutboxRelay(prisma, publisher, names, logger, { pollIntervalMs: config.outboxPollMs });
+  const lifecycle = new Lifecycle(logger);
+  const app = buildApp({
+    context: { prisma, rpc, outboxRelay, links: { dashboardUrl: config.dashboardUrl, docsUrl: config.docsUrl } },
+    logger,
+    readiness: {
+      broker: () => broker.connected,
+      database: async () => (await prisma.$queryRaw`SELECT 1`, true),
+    },
+    isShuttingDown: () => lifecycle.isShuttingDown,
+  });
+  const server: Server = app.listen(config.port);
+  await once(server, 'listening');
+  outboxRelay.start();
+  const { port } = server.address() as AddressInfo;
+  const shutdownSteps = (): ShutdownStep[] => [
+    { name: 'stop taking requests', run: () => closeServer(server) },
+    { name: 'stop the outbox relay (unpublished events wait in the table)', run: () => outboxRelay.stop() },
+    { name: 'close rpc client', run: () => rpc.close() },
+    { name: 'close publisher', run: () => publisher.close() },
+    { name: 'close broker', run: () => broker.close() },
+    { name: 'close database', run: () => prisma.$disconnect() },
+  ];
+  return {
+    url: `http://127.0.0.1:${port}`,
+    prisma,
+    outboxRelay,
+    lifecycle,
+    shutdownSteps,
+    stop: () => lifecycle.shutdown(shutdownSteps()),
+  };
+}
+
+export { readApiConfig } from './config.js';
+export type { ApiConfig } from './config.js';

@@ -1,0 +1,45 @@
+import type { Server } from 'node:http';
+import type { Logger } from '@feedback/logging';
+import { Broker, topologyNames } from '@feedback/messaging';
+import { Lifecycle, closeServer, startHealthServer } from '@feedback/service-runtime';
+import type { ShutdownStep } from '@feedback/service-runtime';
+import type { WorkerConfig } from './config.js';
+import { consumeDomainEvents } from './consumers/domain-events.js';
+import { connectWorkerDatabase, migrateWorkerDatabase } from './database.js';
+import type { PrismaClient } from './database.js';
+
+export interface WorkerService {
+  prisma: PrismaClient;
+  healthServer: Server;
+  lifecycle: Lifecycle;
+  shutdownSteps(): ShutdownStep[];
+  stop(): Promise<void>;
+}
+
+/** Migrates the worker's schema and consumes domain events until stopped. */
+export async function startWorker(config: WorkerConfig, logger: Logger): Promise<WorkerService> {
+  await migrateWorkerDatabase(config.databaseUrl, logger);
+  const prisma = connectWorkerDatabase(config.databaseUrl);
+  const names = topologyNames(config.brokerNamespace);
+  const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'webhook-worker', logger });
+  const events = consumeDomainEvents({ broker, names, prisma, logger, prefetch: config.eventPrefetch });
+  const lifecycle = new Lifecycle(logger);
+  const healthServer = await startHealthServer({
+    port: config.healthPort,
+    lifecycle,
+    checks: {
+      broker: () => broker.connected,
+      database: async () => (await prisma.$queryRaw`SELECT 1`, true),
+    },
+  });
+  const shutdownSteps = (): ShutdownStep[] => [
+    { name: 'stop consuming and finish events in flight', run: () => events.stop() },
+    { name: 'close broker', run: () => broker.close() },
+    { name: 'close database', run: () => prisma.$disconnect() },
+    { name: 'close health server', run: () => closeServer(healthServer) },
+  ];
+  return { prisma, healthServer, lifecycle, shutdownSteps, stop: () => lifecycle.shutdown(shutdownSteps()) };
+}
+
+export { readWorkerConfig } from './config.js';
+export type { WorkerConfig } from './config.js';

@@ -1,0 +1,81 @@
+import winston from 'winston';
+import { createLogger } from '@feedback/logging';
+import type { Logger } from '@feedback/logging';
+import { TcpProxy, createTestDatabase, createTestNamespace, deleteBrokerObjects } from '@feedback/test-support';
+import type { TestDatabase } from '@feedback/test-support';
+import { readApiConfig, startApi } from '../../../services/api/src/service.js';
+import type { ApiService } from '../../../services/api/src/service.js';
+import { readAuthorityConfig, startAuthority } from '../../../services/authority/src/service.js';
+import type { AuthorityService } from '../../../services/authority/src/service.js';
+import { readWorkerConfig, startWorker } from '../../../services/webhook-worker/src/service.js';
+import type { WorkerService } from '../../../services/webhook-worker/src/service.js';
+
+export interface RunningSystem {
+  api: ApiService;
+  authority: AuthorityService;
+  worker: WorkerService;
+  /** Cuts and restores every service's broker connection, as a broker restart would. */
+  brokerProxy: TcpProxy;
+  logs: string[];
+  stop(): Promise<void>;
+}
+
+export const POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const AMQP_URL = process.env['TEST_AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+function capturingLogger(service: string, logs: string[]): Logger {
+  const sink = new winston.transports.Console({ level: 'debug', silent: false });
+  sink.log = (info: Record<string | symbol, unknown>, next: () => void) => {
+    logs.push(String(info[Symbol.for('message')]));
+    next();
+  };
+  return createLogger({ service, level: 'debug', transports: [sink] });
+}
+
+/**
+ * Starts api, authority and worker in this process, each through its real start-up path (config
+ * parsing, migrations, broker, health server), on a database and broker namespace of their own.
+ */
+export async function startSystem(): Promise<RunningSystem> {
+  const database: TestDatabase = await createTestDatabase(POSTGRES_URL);
+  const namespace = createTestNamespace();
+  const target = new URL(AMQP_URL);
+  const brokerProxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5672) });
+  const env = {
+    DATABASE_URL: database.url,
+    AMQP_URL: brokerProxy.urlFor(AMQP_URL),
+    BROKER_NAMESPACE: namespace,
+    PORT: '0',
+    HEALTH_PORT: '0',
+    RPC_TIMEOUT_MS: '1500',
+    OUTBOX_POLL_MS: '100',
+    LOG_LEVEL: 'debug',
+  };
+  const logs: string[] = [];
+  const authority = await startAuthority(readAuthorityConfig(env).config, capturingLogger('authority', logs));
+  const worker = await startWorker(readWorkerConfig(env).config, capturingLogger('webhook-worker', logs));
+  const api = await startApi(readApiConfig(env).config, capturingLogger('api', logs));
+  return {
+    api,
+    authority,
+    worker,
+    brokerProxy,
+    logs,
+    async stop() {
+      await api.stop();
+      await worker.stop();
+      await authority.stop();
+      await brokerProxy.close();
+      await deleteBrokerObjects(AMQP_URL, {
+        queues: [`${namespace}webhook-worker.domain-events`, `${namespace}authority.rpc`],
+        exchanges: [`${namespace}domain.events`, `${namespace}authority.events`],
+      });
+      await database.drop();
+    },
+  };
+}
+
+export function healthUrl(service: { healthServer: import('node:http').Server }): string {
+  const address = service.healthServer.address() as import('node:net').AddressInfo;
+  return `http://127.0.0.1:${address.port}`;
+}
