@@ -26,4 +26,5 @@ export default {
   testTimeout: 30000,
   // Integration tests share the machine's broker and database; two workers keep a 2-core box responsive.
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
 };

@@ -1,5 +1,4 @@
 import { defineContract } from './contract.js';
-import type { Contract } from './contract.js';
 
 /**
  * Commands and queries between services travel as RPC over RabbitMQ. The method name says which
@@ -72,7 +71,7 @@ export const rpcMethods = {
       },
     } as const),
   },
-} as const satisfies Record<string, { request: Contract<unknown>; result: Contract<unknown> }>;
+} as const;
 
 export type RpcMethod = keyof typeof rpcMethods;
 export type RpcRequest<M extends RpcMethod> = ReturnType<(typeof rpcMethods)[M]['request']['parse']>;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { defineContract } from '@feedback/contracts';
 import { createLogger } from '@feedback/logging';
 import { TcpProxy, createTestNamespace, deleteBrokerObjects, eventually } from '@feedback/test-support';
+import type { ConfirmChannel } from 'amqplib';
 import winston from 'winston';
 import { Broker, ConfirmedPublisher, RpcClient, RpcError, RpcTimeoutError, declareExchanges, serveRpc, startConsumer, topologyNames } from './index.js';
 
@@ -35,7 +36,7 @@ afterAll(async () => {
   });
 });
 
-const setupProbe = async (channel: import('amqplib').ConfirmChannel) => {
+const setupProbe = async (channel: ConfirmChannel) => {
   await declareExchanges(channel, names);
   await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await channel.bindQueue(queue, names.domainEvents, 'probe.#');

@@ -17,6 +17,8 @@ export class TcpProxy {
   ) {}
 
   static async start(target: { host: string; port: number }): Promise<TcpProxy> {
+    // Assigned once listening; connections cannot arrive before that.
+    // eslint-disable-next-line prefer-const
     let proxy: TcpProxy | undefined;
     const server = createServer((client) => {
       if (!proxy?.accepting) {

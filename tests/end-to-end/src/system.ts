@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import winston from 'winston';
 import { createLogger } from '@feedback/logging';
 import type { Logger } from '@feedback/logging';
@@ -75,7 +77,7 @@ export async function startSystem(): Promise<RunningSystem> {
   };
 }
 
-export function healthUrl(service: { healthServer: import('node:http').Server }): string {
-  const address = service.healthServer.address() as import('node:net').AddressInfo;
+export function healthUrl(service: { healthServer: Server }): string {
+  const address = service.healthServer.address() as AddressInfo;
   return `http://127.0.0.1:${address.port}`;
 }

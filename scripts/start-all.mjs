@@ -1,0 +1,62 @@
+// Starts api, authority and webhook-worker from their builds (pnpm build), creates the database
+// if it is missing, waits until each answers ready, and stops them all on Ctrl-C or SIGTERM.
+// Each service applies its own migrations at start-up.
+import { concurrently } from 'concurrently';
+import pg from 'pg';
+
+const env = {
+  DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/feedback',
+  AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
+  ...process.env,
+};
+const ports = { api: env.PORT ?? '3000', authority: env.AUTHORITY_HEALTH_PORT ?? '3001', worker: env.WORKER_HEALTH_PORT ?? '3002' };
+
+async function ensureDatabase(url) {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rowCount === 0) {
+      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+      console.log(`created database ${name}`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function waitUntilReady(name, url, deadline) {
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).status === 200) return console.log(`${name} ready: ${url}`);
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${name} did not become ready at ${url}`);
+}
+
+await ensureDatabase(env.DATABASE_URL);
+const { result } = concurrently(
+  [
+    { name: 'authority', command: 'node services/authority/dist/main.js', env: { ...env, HEALTH_PORT: ports.authority } },
+    { name: 'worker', command: 'node services/webhook-worker/dist/main.js', env: { ...env, HEALTH_PORT: ports.worker } },
+    { name: 'api', command: 'node services/api/dist/main.js', env: { ...env, PORT: ports.api } },
+  ],
+  { prefix: 'name', killOthersOn: ['failure'], handleInput: false },
+);
+const deadline = Date.now() + 60_000;
+await Promise.all([
+  waitUntilReady('api', `http://127.0.0.1:${ports.api}/health/ready`, deadline),
+  waitUntilReady('authority', `http://127.0.0.1:${ports.authority}/health/ready`, deadline),
+  waitUntilReady('webhook-worker', `http://127.0.0.1:${ports.worker}/health/ready`, deadline),
+]).then(
+  () => console.log(`all services ready; the API is at http://127.0.0.1:${ports.api}/api/v1 (Ctrl-C stops)`),
+  (error) => console.error(error.message),
+);
+await result.catch(() => process.exit(1));
