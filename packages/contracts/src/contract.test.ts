@@ -27,6 +27,16 @@ describe('contracts', () => {
     }
   });
 
+  it('names a missing required field as required', () => {
+    const { app: _app, ...withoutApp } = event;
+    try {
+      domainEventContract.parse(withoutApp);
+      throw new Error('expected a violation');
+    } catch (error) {
+      expect((error as ContractViolation).violations).toContainEqual({ field: '/app', message: 'is required' });
+    }
+  });
+
   it('refuses a member sender that carries an external id', () => {
     const invalid = { ...event, data: { ...event.data, sender: { type: 'member', external_id: 'x', name: 'M' } } };
     expect(domainEventContract.is(invalid)).toBe(false);

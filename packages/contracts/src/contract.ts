@@ -43,7 +43,12 @@ function toViolation(error: ErrorObject): Violation {
       : '';
   return {
     field: `${error.instancePath}${missing}${extra}`,
-    message: error.keyword === 'additionalProperties' ? 'is not allowed' : (error.message ?? 'is invalid'),
+    message:
+      error.keyword === 'additionalProperties'
+        ? 'is not allowed'
+        : error.keyword === 'required'
+          ? 'is required'
+          : (error.message ?? 'is invalid'),
   };
 }
 
