@@ -29,17 +29,47 @@ export interface Consumer {
   stop(): Promise<void>;
 }
 
-export function startConsumer<T>(broker: Broker, logger: Logger, options: ConsumerOptions<T>): Consumer {
+/**
+ * The consuming loop both consumers and RPC servers stand on: declares and consumes `queue` on a
+ * channel whose setup runs again after every reconnect, tracks messages in flight, and on
+ * `stop()` cancels, waits for them, and closes.
+ */
+export function consumeQueue(
+  broker: Broker,
+  options: {
+    queue: string;
+    setup?: ChannelSetup;
+    prefetch: number;
+    onMessage(channel: ConfirmChannel, message: ConsumeMessage): Promise<void>;
+  },
+): Consumer {
   const inFlight = new Set<Promise<void>>();
   let current: { channel: ConfirmChannel; consumerTag: string } | undefined;
   let stopping = false;
 
-  const dispatch = (channel: ConfirmChannel, message: ConsumeMessage | null) => {
-    if (message === null) return; // the broker cancelled the consumer; setup runs again on reconnect
-    const task = handleOne(channel, message).finally(() => inFlight.delete(task));
-    inFlight.add(task);
-  };
+  const wrapper: ChannelWrapper = broker.channel(`consumer:${options.queue}`, async (channel) => {
+    if (stopping) return;
+    await options.setup?.(channel);
+    await channel.prefetch(options.prefetch);
+    const { consumerTag } = await channel.consume(options.queue, (message) => {
+      if (message === null) return; // the broker cancelled the consumer; setup runs again on reconnect
+      const task = options.onMessage(channel, message).finally(() => inFlight.delete(task));
+      inFlight.add(task);
+    });
+    current = { channel, consumerTag };
+  });
 
+  return {
+    async stop() {
+      stopping = true;
+      if (current) await current.channel.cancel(current.consumerTag).catch(() => undefined);
+      await Promise.allSettled([...inFlight]);
+      await wrapper.close();
+    },
+  };
+}
+
+export function startConsumer<T>(broker: Broker, logger: Logger, options: ConsumerOptions<T>): Consumer {
   // Acks go to the channel that delivered the message: after a reconnect its tags mean nothing.
   const settle = (channel: ConfirmChannel, message: ConsumeMessage, outcome: 'ack' | 'reject' | 'requeue') => {
     try {
@@ -76,20 +106,10 @@ export function startConsumer<T>(broker: Broker, logger: Logger, options: Consum
     }
   };
 
-  const wrapper: ChannelWrapper = broker.channel(`consumer:${options.queue}`, async (channel) => {
-    if (stopping) return;
-    await options.setup?.(channel);
-    await channel.prefetch(options.prefetch ?? 10);
-    const { consumerTag } = await channel.consume(options.queue, (message) => dispatch(channel, message));
-    current = { channel, consumerTag };
+  return consumeQueue(broker, {
+    queue: options.queue,
+    setup: options.setup,
+    prefetch: options.prefetch ?? 10,
+    onMessage: handleOne,
   });
-
-  return {
-    async stop() {
-      stopping = true;
-      if (current) await current.channel.cancel(current.consumerTag).catch(() => undefined);
-      await Promise.allSettled([...inFlight]);
-      await wrapper.close();
-    },
-  };
 }

@@ -2,7 +2,7 @@ export { Broker } from './broker.js';
 export type { BrokerOptions, ChannelSetup } from './broker.js';
 export { ConfirmedPublisher } from './publisher.js';
 export type { PublishOptions } from './publisher.js';
-export { startConsumer, PermanentFailure } from './consumer.js';
+export { startConsumer, consumeQueue, PermanentFailure } from './consumer.js';
 export type { Consumer, ConsumerOptions } from './consumer.js';
 export { serveRpc, RpcClient, RpcError, RpcTimeoutError } from './rpc.js';
 export type { RpcHandlers, RpcServer } from './rpc.js';

@@ -5,6 +5,8 @@ import { ContractViolation, rpcMethods, rpcReplyContract } from '@feedback/contr
 import type { RpcMethod, RpcReply, RpcRequest, RpcResult } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
 import type { Broker } from './broker.js';
+import { consumeQueue } from './consumer.js';
+import type { Consumer } from './consumer.js';
 import type { TopologyNames } from './topology.js';
 
 /** An expected failure of an RPC method, with a stable code the caller can branch on. */
@@ -35,9 +37,7 @@ function serviceOf(method: string): string {
   return method.slice(0, method.indexOf('.'));
 }
 
-export interface RpcServer {
-  stop(): Promise<void>;
-}
+export type RpcServer = Consumer;
 
 /**
  * Answers RPC for one service on its queue. Requests carry the method in the AMQP `type`
@@ -55,10 +55,6 @@ export function serveRpc(
   },
 ): RpcServer {
   const queue = options.names.rpcQueue(options.service);
-  const inFlight = new Set<Promise<void>>();
-  let current: { channel: ConfirmChannel; consumerTag: string } | undefined;
-  let stopping = false;
-
   const answer = async (channel: ConfirmChannel, message: ConsumeMessage): Promise<void> => {
     const method = message.properties.type as string;
     const log = logger.child({ rpc: method, correlationId: message.properties.correlationId });
@@ -94,27 +90,15 @@ export function serveRpc(
     }
   };
 
-  const wrapper: ChannelWrapper = broker.channel(`rpc-server:${queue}`, async (channel) => {
-    if (stopping) return;
+  return consumeQueue(broker, {
+    queue,
     // Requests carry an expiration, so a classic queue (per-message TTL) is the right kind.
-    await channel.assertQueue(queue, { durable: true });
-    await channel.prefetch(options.prefetch ?? 20);
-    const { consumerTag } = await channel.consume(queue, (message) => {
-      if (message === null) return;
-      const task = answer(channel, message).finally(() => inFlight.delete(task));
-      inFlight.add(task);
-    });
-    current = { channel, consumerTag };
-  });
-
-  return {
-    async stop() {
-      stopping = true;
-      if (current) await current.channel.cancel(current.consumerTag).catch(() => undefined);
-      await Promise.allSettled([...inFlight]);
-      await wrapper.close();
+    setup: async (channel) => {
+      await channel.assertQueue(queue, { durable: true });
     },
-  };
+    prefetch: options.prefetch ?? 20,
+    onMessage: answer,
+  });
 }
 
 interface Pending {
