@@ -131,4 +131,34 @@ describe('messaging over a real broker', () => {
       await consumer.stop();
     }
   });
+  it('stops gracefully: takes no new message, finishes the one in flight and acknowledges it', async () => {
+    const finished: number[] = [];
+    let started!: () => void;
+    const handlerStarted = new Promise<void>((resolve) => (started = resolve));
+    const consumer = startConsumer(broker, logger, {
+      queue,
+      setup: setupProbe,
+      contract: probeContract,
+      handle: async ({ n }) => {
+        started();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        finished.push(n);
+      },
+    });
+    const publisher = new ConfirmedPublisher(broker, { name: 'probe-publisher-3', setup: (channel) => declareExchanges(channel, names) });
+    try {
+      await publisher.publish(names.domainEvents, 'probe.slow', { n: 4 });
+      await handlerStarted;
+      await consumer.stop();
+      expect(finished).toEqual([4]);
+      // Acknowledged before the channel closed: nothing is left for the next consumer.
+      const seenAfter: number[] = [];
+      const next = startConsumer(broker, logger, { queue, setup: setupProbe, contract: probeContract, handle: async ({ n }) => void seenAfter.push(n) });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await next.stop();
+      expect(seenAfter).toEqual([]);
+    } finally {
+      await publisher.close();
+    }
+  });
 });

@@ -1,10 +1,5 @@
-import { createLogger } from '@feedback/logging';
+import { runService } from '@feedback/service-runtime';
 import { readAuthorityConfig } from './config.js';
 import { startAuthority } from './service.js';
 
-const { config, describe } = readAuthorityConfig();
-const logger = createLogger({ service: 'authority', level: config.logLevel });
-logger.info('starting', { configuration: describe() });
-const service = await startAuthority(config, logger);
-service.lifecycle.exitOnSignals(service.shutdownSteps);
-logger.info('ready', { healthPort: config.healthPort });
+await runService({ name: 'authority', readConfig: () => readAuthorityConfig(), start: startAuthority });

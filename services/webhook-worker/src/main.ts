@@ -1,10 +1,5 @@
-import { createLogger } from '@feedback/logging';
+import { runService } from '@feedback/service-runtime';
 import { readWorkerConfig } from './config.js';
 import { startWorker } from './service.js';
 
-const { config, describe } = readWorkerConfig();
-const logger = createLogger({ service: 'webhook-worker', level: config.logLevel });
-logger.info('starting', { configuration: describe() });
-const service = await startWorker(config, logger);
-service.lifecycle.exitOnSignals(service.shutdownSteps);
-logger.info('ready', { healthPort: config.healthPort });
+await runService({ name: 'webhook-worker', readConfig: () => readWorkerConfig(), start: startWorker });

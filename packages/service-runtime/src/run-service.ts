@@ -1,0 +1,42 @@
+import { ConfigError } from '@feedback/config';
+import { createLogger } from '@feedback/logging';
+import type { Logger } from '@feedback/logging';
+import type { Lifecycle, ShutdownStep } from './lifecycle.js';
+
+/** Exit status for a configuration error (sysexits EX_CONFIG), so supervisors can tell it apart. */
+export const EXIT_CONFIG = 78;
+
+export interface RunnableService {
+  lifecycle: Lifecycle;
+  shutdownSteps(): ShutdownStep[];
+}
+
+/**
+ * The whole of a service's `main.ts`: read and validate configuration (a bad variable stops the
+ * process with a message naming it), log the effective configuration without secrets, start,
+ * and shut down gracefully on SIGTERM or SIGINT.
+ */
+export async function runService<C extends { logLevel: string }>(options: {
+  name: string;
+  readConfig(): { config: C; describe(): Record<string, string> };
+  start(config: C, logger: Logger): Promise<RunnableService>;
+}): Promise<void> {
+  let loaded: { config: C; describe(): Record<string, string> };
+  try {
+    loaded = options.readConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${options.name}: ${error.message}\n`);
+    process.exit(EXIT_CONFIG);
+  }
+  const logger = createLogger({ service: options.name, level: loaded.config.logLevel });
+  logger.info('starting', { configuration: loaded.describe() });
+  try {
+    const service = await options.start(loaded.config, logger);
+    service.lifecycle.exitOnSignals(service.shutdownSteps);
+    logger.info('ready');
+  } catch (error) {
+    logger.error('start-up failed', { error });
+    process.exit(1);
+  }
+}
