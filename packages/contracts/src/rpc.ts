@@ -1,4 +1,15 @@
 import { defineContract } from './contract.js';
+import {
+  actorSchema,
+  apiKeySchema,
+  appSchema,
+  keyAuditEntrySchema,
+  memberSchema,
+  PLANS,
+  ROLES,
+  scopeSchema,
+  teamSchema,
+} from './authority-views.js';
 
 /**
  * Commands and queries between services travel as RPC over RabbitMQ. The method name says which
@@ -30,15 +41,45 @@ export const rpcReplyContract = defineContract('rpc-reply', {
 } as const);
 export type RpcReply = ReturnType<typeof rpcReplyContract.parse>;
 
-const scopeNames = [
-  'suggestions:read',
-  'suggestions:write',
-  'tickets:read',
-  'tickets:write',
-  'analytics:read',
-  'privacy:read',
-  'privacy:write',
-] as const;
+
+const sessionResult = {
+  type: 'object',
+  required: ['token', 'expires_at', 'member', 'team'],
+  additionalProperties: false,
+  properties: {
+    token: { type: 'string', description: 'Member session token (JWT), short-lived.' },
+    expires_at: { type: 'string', format: 'date-time' },
+    member: memberSchema,
+    team: teamSchema,
+  },
+} as const;
+
+function actorOnly(name: string) {
+  return defineContract(name, {
+    type: 'object',
+    required: ['actor'],
+    additionalProperties: false,
+    properties: { actor: actorSchema },
+  } as const);
+}
+
+function withActor<const P extends Record<string, unknown>, const R extends readonly string[]>(properties: P, required: R) {
+  return {
+    type: 'object',
+    required: ['actor', ...required],
+    additionalProperties: false,
+    properties: { actor: actorSchema, ...properties },
+  } as const;
+}
+
+function listOf<const S>(item: S) {
+  return {
+    type: 'object',
+    required: ['items'],
+    additionalProperties: false,
+    properties: { items: { type: 'array', items: item } },
+  } as const;
+}
 
 export const rpcMethods = {
   /**
@@ -66,15 +107,135 @@ export const rpcMethods = {
         },
         team_id: { type: 'string' },
         plan: { enum: ['free', 'starter', 'pro'] },
-        scopes: { type: 'array', items: { enum: scopeNames }, uniqueItems: true },
+        scopes: { type: 'array', items: scopeSchema, uniqueItems: true },
         full_access: { type: 'boolean' },
       },
     } as const),
+  },
+
+  /** Creates a team on the Free plan and its first member, an Owner. Errors: email_taken. */
+  'authority.signUp': {
+    request: defineContract('authority.signUp.request', {
+      type: 'object',
+      required: ['team_name', 'name', 'email', 'password'],
+      additionalProperties: false,
+      properties: {
+        team_name: { type: 'string', minLength: 1, maxLength: 200 },
+        name: { type: 'string', minLength: 1, maxLength: 200 },
+        email: { type: 'string', format: 'email', maxLength: 320 },
+        password: { type: 'string', minLength: 12, maxLength: 200 },
+      },
+    } as const),
+    result: defineContract('authority.signUp.result', sessionResult),
+  },
+  /** Errors: invalid_credentials (the same for an unknown email and a wrong password). */
+  'authority.signIn': {
+    request: defineContract('authority.signIn.request', {
+      type: 'object',
+      required: ['email', 'password'],
+      additionalProperties: false,
+      properties: { email: { type: 'string', maxLength: 320 }, password: { type: 'string', maxLength: 200 } },
+    } as const),
+    result: defineContract('authority.signIn.result', sessionResult),
+  },
+  /** The public keys that verify member session tokens (a JSON Web Key Set). */
+  'authority.getSessionKeys': {
+    request: defineContract('authority.getSessionKeys.request', { type: 'object', additionalProperties: false } as const),
+    result: defineContract('authority.getSessionKeys.result', {
+      type: 'object',
+      required: ['keys'],
+      additionalProperties: false,
+      properties: { keys: { type: 'array', items: { type: 'object' } } },
+    } as const),
+  },
+  'authority.getTeam': {
+    request: actorOnly('authority.getTeam.request'),
+    result: defineContract('authority.getTeam.result', teamSchema),
+  },
+  /** Owner only. */
+  'authority.changePlan': {
+    request: defineContract('authority.changePlan.request', withActor({ plan: { enum: PLANS } }, ['plan'])),
+    result: defineContract('authority.changePlan.result', teamSchema),
+  },
+  'authority.listMembers': {
+    request: actorOnly('authority.listMembers.request'),
+    result: defineContract('authority.listMembers.result', listOf(memberSchema)),
+  },
+  /** Owner or Admin; only an Owner adds an Admin or an Owner. Errors: email_taken. */
+  'authority.addMember': {
+    request: defineContract('authority.addMember.request', withActor({
+      name: { type: 'string', minLength: 1, maxLength: 200 },
+      email: { type: 'string', format: 'email', maxLength: 320 },
+      password: { type: 'string', minLength: 12, maxLength: 200 },
+      role: { enum: ROLES },
+    }, ['name', 'email', 'password', 'role'])),
+    result: defineContract('authority.addMember.result', memberSchema),
+  },
+  /** Owner only. Errors: last_owner. */
+  'authority.changeRole': {
+    request: defineContract('authority.changeRole.request', withActor({ member_id: { type: 'string', format: 'uuid' }, role: { enum: ROLES } }, ['member_id', 'role'])),
+    result: defineContract('authority.changeRole.result', memberSchema),
+  },
+  /** Owner, or Admin removing a Member. Errors: last_owner. */
+  'authority.removeMember': {
+    request: defineContract('authority.removeMember.request', withActor({ member_id: { type: 'string', format: 'uuid' } }, ['member_id'])),
+    result: defineContract('authority.removeMember.result', { type: 'object', additionalProperties: false } as const),
+  },
+  'authority.listApps': {
+    request: actorOnly('authority.listApps.request'),
+    result: defineContract('authority.listApps.result', listOf(appSchema)),
+  },
+  /** Owner or Admin. The result holds the secret key: shown once, never again. */
+  'authority.createApp': {
+    request: defineContract('authority.createApp.request', withActor({ name: { type: 'string', minLength: 1, maxLength: 200 } }, ['name'])),
+    result: defineContract('authority.createApp.result', {
+      type: 'object',
+      required: ['app', 'api_key', 'secret_key'],
+      additionalProperties: false,
+      properties: { app: appSchema, api_key: apiKeySchema, secret_key: { type: 'string' } },
+    } as const),
+  },
+  /** Owner or Admin. */
+  'authority.getApiKey': {
+    request: defineContract('authority.getApiKey.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
+    result: defineContract('authority.getApiKey.result', apiKeySchema),
+  },
+  /** Owner or Admin: grant or remove scopes, or set Full access. */
+  'authority.changeKeyScopes': {
+    request: defineContract('authority.changeKeyScopes.request', withActor({
+      app_id: { type: 'integer' },
+      grant: { type: 'array', items: scopeSchema, uniqueItems: true, maxItems: 20 },
+      remove: { type: 'array', items: scopeSchema, uniqueItems: true, maxItems: 20 },
+      full_access: { type: 'boolean' },
+    }, ['app_id'])),
+    result: defineContract('authority.changeKeyScopes.result', apiKeySchema),
+  },
+  /** Owner or Admin. Returns once every api instance has dropped the key. */
+  'authority.revokeKey': {
+    request: defineContract('authority.revokeKey.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
+    result: defineContract('authority.revokeKey.result', apiKeySchema),
+  },
+  'authority.restoreKey': {
+    request: defineContract('authority.restoreKey.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
+    result: defineContract('authority.restoreKey.result', apiKeySchema),
+  },
+  /** Owner or Admin. The result holds the new secret key, shown once; the old one is refused at once. */
+  'authority.rotateKey': {
+    request: defineContract('authority.rotateKey.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
+    result: defineContract('authority.rotateKey.result', {
+      type: 'object',
+      required: ['api_key', 'secret_key'],
+      additionalProperties: false,
+      properties: { api_key: apiKeySchema, secret_key: { type: 'string' } },
+    } as const),
+  },
+  /** Owner or Admin. Newest first. */
+  'authority.listKeyAudit': {
+    request: defineContract('authority.listKeyAudit.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
+    result: defineContract('authority.listKeyAudit.result', listOf(keyAuditEntrySchema)),
   },
 } as const;
 
 export type RpcMethod = keyof typeof rpcMethods;
 export type RpcRequest<M extends RpcMethod> = ReturnType<(typeof rpcMethods)[M]['request']['parse']>;
 export type RpcResult<M extends RpcMethod> = ReturnType<(typeof rpcMethods)[M]['result']['parse']>;
-export { scopeNames as SCOPE_NAMES };
-export type Scope = (typeof scopeNames)[number];

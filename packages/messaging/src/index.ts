@@ -8,3 +8,5 @@ export { serveRpc, RpcClient, RpcError, RpcTimeoutError } from './rpc.js';
 export type { RpcHandlers, RpcServer } from './rpc.js';
 export { topologyNames, declareExchanges, QUORUM_QUEUE } from './topology.js';
 export type { TopologyNames } from './topology.js';
+export { AcknowledgedBroadcast, BroadcastTimeoutError, acknowledgeBroadcast } from './acknowledged-broadcast.js';
+export type { ChannelWrapper } from 'amqp-connection-manager';

@@ -142,6 +142,7 @@ export class RpcClient {
   /** Resolves with the method's result, or rejects with RpcError (its code) or RpcTimeoutError. */
   async call<M extends RpcMethod>(method: M, request: RpcRequest<M>, options: { timeoutMs?: number } = {}): Promise<RpcResult<M>> {
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? 5000;
+    rpcMethods[method].request.parse(request); // a bad request fails here, naming the field
     const correlationId = randomUUID();
     const reply = new Promise<RpcReply>((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -14,6 +14,9 @@ export const apiEnvironment = {
   DOCS_URL: url({ description: 'API documentation address, for links in error bodies', protocols: ['http', 'https'], default: 'http://localhost:3000/docs' }),
   RPC_TIMEOUT_MS: integer({ description: 'time limit of a call to another service before answering 503', default: 3000, min: 50 }),
   OUTBOX_POLL_MS: integer({ description: 'how often the outbox relay looks for events written by other instances', default: 250, min: 10 }),
+  KEY_CACHE_TTL_MS: integer({ description: 'how long a verified key is reused without asking the authority', default: 60_000, min: 0 }),
+  AUTH_FAILURE_LIMIT: integer({ description: 'failed authentications per client address per minute before 429', default: 30, min: 1 }),
+  TRUST_PROXY: string({ description: 'Express "trust proxy" setting: which proxies may set X-Forwarded-For', default: 'loopback' }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'], { description: 'minimum log level', default: 'info' }),
 };
 
@@ -27,6 +30,9 @@ export interface ApiConfig {
   docsUrl: string;
   rpcTimeoutMs: number;
   outboxPollMs: number;
+  keyCacheTtlMs: number;
+  authFailureLimit: number;
+  trustProxy: string;
   logLevel: string;
 }
 
@@ -43,6 +49,9 @@ export function readApiConfig(env: Record<string, string | undefined> = process.
     docsUrl: v.DOCS_URL.replace(/\/$/, ''),
     rpcTimeoutMs: v.RPC_TIMEOUT_MS,
     outboxPollMs: v.OUTBOX_POLL_MS,
+    keyCacheTtlMs: v.KEY_CACHE_TTL_MS,
+    authFailureLimit: v.AUTH_FAILURE_LIMIT,
+    trustProxy: v.TRUST_PROXY,
     logLevel: v.LOG_LEVEL,
   };
   return { config, describe: loaded.describe };

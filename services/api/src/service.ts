@@ -5,6 +5,11 @@ import type { Logger } from '@feedback/logging';
 import { Broker, ConfirmedPublisher, RpcClient, declareExchanges, topologyNames } from '@feedback/messaging';
 import { Lifecycle, closeServer } from '@feedback/service-runtime';
 import type { ShutdownStep } from '@feedback/service-runtime';
+import { failureRateLimit } from './auth/failure-rate-limit.js';
+import { KeyChangeListener } from './auth/key-change-listener.js';
+import { KeyUsageRecorder } from './auth/key-usage-recorder.js';
+import { secretKeyAuth } from './auth/secret-key-auth.js';
+import { SecretKeyVerifier } from './auth/secret-key-verifier.js';
 import type { ApiConfig } from './config.js';
 import { connectApiDatabase, migrateApiDatabase } from './database.js';
 import type { PrismaClient } from './database.js';
@@ -16,6 +21,7 @@ export interface ApiService {
   url: string;
   prisma: PrismaClient;
   outboxRelay: OutboxRelay;
+  keyUsage: KeyUsageRecorder;
   lifecycle: Lifecycle;
   shutdownSteps(): ShutdownStep[];
   stop(): Promise<void>;
@@ -28,20 +34,26 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const names = topologyNames(config.brokerNamespace);
   const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'api', logger });
   const rpc = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs });
-  const publisher = new ConfirmedPublisher(broker, {
-    name: 'outbox-relay',
-    setup: (channel) => declareExchanges(channel, names),
-  });
+  const publisher = new ConfirmedPublisher(broker, { name: 'api-publisher', setup: (channel) => declareExchanges(channel, names) });
   const outboxRelay = new OutboxRelay(prisma, publisher, names, logger, { pollIntervalMs: config.outboxPollMs });
+
+  let listener: KeyChangeListener | undefined;
+  const verifier = new SecretKeyVerifier(rpc, () => listener?.listening ?? false, { ttlMs: config.keyCacheTtlMs });
+  listener = new KeyChangeListener(broker, names, logger, (change) => verifier.apply(change), () => verifier.clear());
+  const keyUsage = new KeyUsageRecorder(publisher, names, logger);
+
   const lifecycle = new Lifecycle(logger);
   const app = buildApp({
     context: { prisma, rpc, outboxRelay, links: { dashboardUrl: config.dashboardUrl, docsUrl: config.docsUrl } },
     logger,
+    secretKeyAuth: secretKeyAuth(verifier, keyUsage),
+    failureRateLimit: failureRateLimit({ limit: config.authFailureLimit }),
     readiness: {
       broker: () => broker.connected,
       database: async () => (await prisma.$queryRaw`SELECT 1`, true),
     },
     isShuttingDown: () => lifecycle.isShuttingDown,
+    trustProxy: config.trustProxy,
   });
   const server: Server = app.listen(config.port);
   await once(server, 'listening');
@@ -50,6 +62,8 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop taking requests', run: () => closeServer(server) },
     { name: 'stop the outbox relay (unpublished events wait in the table)', run: () => outboxRelay.stop() },
+    { name: 'report key usage', run: () => keyUsage.stop() },
+    { name: 'stop listening for key changes', run: () => listener!.close() },
     { name: 'close rpc client', run: () => rpc.close() },
     { name: 'close publisher', run: () => publisher.close() },
     { name: 'close broker', run: () => broker.close() },
@@ -59,6 +73,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     url: `http://127.0.0.1:${port}`,
     prisma,
     outboxRelay,
+    keyUsage,
     lifecycle,
     shutdownSteps,
     stop: () => lifecycle.shutdown(shutdownSteps()),

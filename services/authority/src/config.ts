@@ -9,6 +9,16 @@ export const authorityEnvironment = {
   AMQP_URL: url({ description: 'RabbitMQ URL', protocols: ['amqp', 'amqps'] }),
   BROKER_NAMESPACE: string({ description: 'prefix of every exchange and queue name', default: '' }),
   HEALTH_PORT: integer({ description: 'port of the health endpoints', default: 3001, min: 0, max: 65535 }),
+  SESSION_SIGNING_KEY: string({
+    description: 'Ed25519 private key (PKCS#8 PEM) that signs member session tokens',
+    secret: true,
+  }),
+  SESSION_TTL_SECONDS: integer({ description: 'lifetime of a member session token', default: 900, min: 60, max: 86_400 }),
+  KEY_CHANGE_TIMEOUT_MS: integer({
+    description: 'how long a key change waits for every api instance to confirm it',
+    default: 3000,
+    min: 100,
+  }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'], { description: 'minimum log level', default: 'info' }),
 };
 
@@ -17,6 +27,9 @@ export interface AuthorityConfig {
   amqpUrl: string;
   brokerNamespace: string;
   healthPort: number;
+  sessionSigningKey: string;
+  sessionTtlSeconds: number;
+  keyChangeTimeoutMs: number;
   logLevel: string;
 }
 
@@ -28,6 +41,10 @@ export function readAuthorityConfig(env: Record<string, string | undefined> = pr
     amqpUrl: values.AMQP_URL,
     brokerNamespace: values.BROKER_NAMESPACE,
     healthPort: values.HEALTH_PORT,
+    // Environment files often carry a PEM on one line with literal "\n".
+    sessionSigningKey: values.SESSION_SIGNING_KEY.replace(/\\n/g, '\n'),
+    sessionTtlSeconds: values.SESSION_TTL_SECONDS,
+    keyChangeTimeoutMs: values.KEY_CHANGE_TIMEOUT_MS,
     logLevel: values.LOG_LEVEL,
   };
   return { config, describe: loaded.describe };

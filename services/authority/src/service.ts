@@ -6,7 +6,12 @@ import type { ShutdownStep } from '@feedback/service-runtime';
 import type { AuthorityConfig } from './config.js';
 import { connectAuthorityDatabase, migrateAuthorityDatabase } from './database.js';
 import type { PrismaClient } from './database.js';
+import { KeyChangeNotifier } from './keys/key-change-notifier.js';
+import { keyCommands } from './keys/key-commands.js';
+import { consumeKeyUsage } from './keys/key-usage-consumer.js';
 import { verifySecretKey } from './keys/verify-secret-key.js';
+import { memberCommands } from './members/members.js';
+import { SessionSigner } from './members/session-tokens.js';
 
 export interface AuthorityService {
   prisma: PrismaClient;
@@ -18,15 +23,39 @@ export interface AuthorityService {
 
 /** Migrates the authority's schema, then answers its RPC methods until stopped. */
 export async function startAuthority(config: AuthorityConfig, logger: Logger): Promise<AuthorityService> {
+  const signer = new SessionSigner(config.sessionSigningKey, config.sessionTtlSeconds);
   await migrateAuthorityDatabase(config.databaseUrl, logger);
   const prisma = connectAuthorityDatabase(config.databaseUrl);
   const names = topologyNames(config.brokerNamespace);
   const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'authority', logger });
+  const notifier = new KeyChangeNotifier(broker, names, logger, config.keyChangeTimeoutMs);
+  const members = memberCommands(prisma, signer);
+  const keys = keyCommands(prisma, notifier);
   const rpc = serveRpc(broker, logger, {
     service: 'authority',
     names,
-    handlers: { 'authority.verifySecretKey': verifySecretKey(prisma) },
+    handlers: {
+      'authority.verifySecretKey': verifySecretKey(prisma),
+      'authority.signUp': members.signUp,
+      'authority.signIn': members.signIn,
+      'authority.getSessionKeys': members.getSessionKeys,
+      'authority.getTeam': members.getTeam,
+      'authority.listMembers': members.listMembers,
+      'authority.addMember': members.addMember,
+      'authority.changeRole': members.changeRole,
+      'authority.removeMember': members.removeMember,
+      'authority.changePlan': keys.changePlan,
+      'authority.listApps': keys.listApps,
+      'authority.createApp': keys.createApp,
+      'authority.getApiKey': keys.getApiKey,
+      'authority.changeKeyScopes': keys.changeKeyScopes,
+      'authority.revokeKey': keys.revokeKey,
+      'authority.restoreKey': keys.restoreKey,
+      'authority.rotateKey': keys.rotateKey,
+      'authority.listKeyAudit': keys.listKeyAudit,
+    },
   });
+  const usage = consumeKeyUsage(broker, names, prisma, logger);
   const lifecycle = new Lifecycle(logger);
   const healthServer = await startHealthServer({
     port: config.healthPort,
@@ -38,19 +67,14 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   });
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop answering rpc', run: () => rpc.stop() },
+    { name: 'stop recording key usage', run: () => usage.stop() },
+    { name: 'close key change notifier', run: () => notifier.close() },
     { name: 'close broker', run: () => broker.close() },
     { name: 'close database', run: () => prisma.$disconnect() },
     { name: 'close health server', run: () => closeServer(healthServer) },
   ];
-  return {
-    prisma,
-    healthServer,
-    lifecycle,
-    shutdownSteps,
-    stop: () => lifecycle.shutdown(shutdownSteps()),
-  };
+  return { prisma, healthServer, lifecycle, shutdownSteps, stop: () => lifecycle.shutdown(shutdownSteps()) };
 }
 
 export { readAuthorityConfig } from './config.js';
 export type { AuthorityConfig } from './config.js';
-export { createApp, createTeam, NEW_KEY_SCOPES } from './tenancy/create-app.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@feedback/test-support';
-import { createApp, createTeam } from '../../../services/authority/src/service.js';
+import { call, createApp, signUpTeam } from './dashboard.js';
 import { healthUrl, startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
 
@@ -9,9 +9,9 @@ let secretKey: string;
 
 beforeAll(async () => {
   system = await startSystem();
-  const team = await createTeam(system.authority.prisma, { name: 'Outage Inc', plan: 'starter' });
-  const created = await createApp(system.authority.prisma, { teamId: team.id, name: 'Outage app' });
-  await system.authority.prisma.apiKey.update({ where: { appId: created.app.id }, data: { fullAccess: true } });
+  const owner = await signUpTeam(system.api.url, 'starter');
+  const created = await createApp(system.api.url, owner.token, 'Outage app');
+  await call(system.api.url, 'PATCH', `/dashboard/v1/apps/${created.appId}/api-key`, { token: owner.token, body: { full_access: true } });
   secretKey = created.secretKey;
 }, 60_000);
 

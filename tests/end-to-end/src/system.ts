@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { generateKeyPairSync } from 'node:crypto';
 import winston from 'winston';
 import { createLogger } from '@feedback/logging';
 import type { Logger } from '@feedback/logging';
@@ -14,6 +15,8 @@ import type { WorkerService } from '../../../services/webhook-worker/src/service
 
 export interface RunningSystem {
   api: ApiService;
+  /** Starts one more api instance on the same database and broker. */
+  startAnotherApi(): Promise<ApiService>;
   authority: AuthorityService;
   worker: WorkerService;
   /** Cuts and restores every service's broker connection, as a broker restart would. */
@@ -52,24 +55,32 @@ export async function startSystem(): Promise<RunningSystem> {
     RPC_TIMEOUT_MS: '1500',
     OUTBOX_POLL_MS: '100',
     LOG_LEVEL: 'debug',
+    SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
   };
   const logs: string[] = [];
   const authority = await startAuthority(readAuthorityConfig(env).config, capturingLogger('authority', logs));
   const worker = await startWorker(readWorkerConfig(env).config, capturingLogger('webhook-worker', logs));
   const api = await startApi(readApiConfig(env).config, capturingLogger('api', logs));
+  const extraApis: ApiService[] = [];
   return {
     api,
+    async startAnotherApi() {
+      const another = await startApi(readApiConfig(env).config, capturingLogger('api', logs));
+      extraApis.push(another);
+      return another;
+    },
     authority,
     worker,
     brokerProxy,
     logs,
     async stop() {
+      for (const extra of extraApis) await extra.stop();
       await api.stop();
       await worker.stop();
       await authority.stop();
       await brokerProxy.close();
       await deleteBrokerObjects(AMQP_URL, {
-        queues: [`${namespace}webhook-worker.domain-events`, `${namespace}authority.rpc`],
+        queues: [`${namespace}webhook-worker.domain-events`, `${namespace}authority.rpc`, `${namespace}api.instances`, `${namespace}authority.key-usage`],
         exchanges: [`${namespace}domain.events`, `${namespace}authority.events`],
       });
       await database.drop();

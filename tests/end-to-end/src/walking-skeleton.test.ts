@@ -1,19 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@feedback/test-support';
-import { createApp, createTeam } from '../../../services/authority/src/service.js';
+import { createApp, grantScopes, signUpTeam } from './dashboard.js';
 import { healthUrl, startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
 
 let system: RunningSystem;
 let secretKey: string;
 let appId: number;
+let ownerToken: string;
 
 beforeAll(async () => {
   system = await startSystem();
-  const team = await createTeam(system.authority.prisma, { name: 'Acme', plan: 'pro' });
-  const created = await createApp(system.authority.prisma, { teamId: team.id, name: 'Acme iOS' });
+  const owner = await signUpTeam(system.api.url, 'pro');
+  ownerToken = owner.token;
+  const created = await createApp(system.api.url, owner.token);
   secretKey = created.secretKey;
-  appId = created.app.id;
+  appId = created.appId;
 }, 60_000);
 
 afterAll(async () => {
@@ -71,10 +73,7 @@ describe('walking skeleton: api, authority and worker over the real broker and d
   });
 
   it('writes the event to the outbox with the change, and the worker receives it through the broker', async () => {
-    await system.authority.prisma.apiKey.update({
-      where: { appId },
-      data: { scopes: { push: 'suggestions:write' } },
-    });
+    expect((await grantScopes(system.api.url, ownerToken, appId, ['suggestions:write'])).status).toBe(200);
     const response = await post('/api/v1/suggestions', suggestion, secretKey);
     expect(response.status).toBe(201);
     expect(response.headers.get('x-request-id')).toBeTruthy();

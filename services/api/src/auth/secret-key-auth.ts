@@ -1,11 +1,10 @@
 import type { RequestHandler } from 'express';
-import type { RpcResult, Scope } from '@feedback/contracts';
+import type { Scope } from '@feedback/contracts';
 import { hashSecretKey, isWellFormedSecretKey } from '@feedback/keys';
-import { RpcError, RpcTimeoutError } from '@feedback/messaging';
-import type { RpcClient } from '@feedback/messaging';
+import { RpcError } from '@feedback/messaging';
 import { ApiError } from '../http/api-error.js';
-
-export type ApiKeyIdentity = RpcResult<'authority.verifySecretKey'>;
+import type { KeyUsageRecorder } from './key-usage-recorder.js';
+import type { ApiKeyIdentity, SecretKeyVerifier } from './secret-key-verifier.js';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -24,39 +23,34 @@ function unauthorized(code: 'missing_api_key' | 'invalid_api_key' | 'revoked_api
   return new ApiError(code, message, {}, { 'WWW-Authenticate': `${CHALLENGE}${error}` });
 }
 
+const INVALID = 'The secret key is not valid. Copy it again from the dashboard (Settings -> API keys).';
+
 /**
  * Authenticates `Authorization: Bearer sk_live_…`. A malformed key is refused by its checksum
- * without asking anyone; a well-formed one is looked up by its hash at the authority.
- * Neither the key nor its hash ever reaches a response or a log line.
+ * without asking anyone; a well-formed one is resolved by its hash (cached, see
+ * SecretKeyVerifier). Neither the key nor its hash ever reaches a response or a log line.
  */
-export function secretKeyAuth(rpc: RpcClient): RequestHandler {
+export function secretKeyAuth(verifier: SecretKeyVerifier, usage: KeyUsageRecorder): RequestHandler {
   return async (request, _response, next) => {
     try {
       const header = request.get('authorization');
       if (!header) throw unauthorized('missing_api_key', 'Send your secret key as "Authorization: Bearer sk_live_…".');
-      const match = /^Bearer\s+(\S+)$/i.exec(header);
-      const key = match?.[1];
-      if (!key || !isWellFormedSecretKey(key)) {
-        throw unauthorized('invalid_api_key', 'The secret key is not valid. Copy it again from the dashboard.');
-      }
+      const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+      if (!key || !isWellFormedSecretKey(key)) throw unauthorized('invalid_api_key', INVALID);
       let identity: ApiKeyIdentity;
       try {
-        identity = await rpc.call('authority.verifySecretKey', { key_hash: hashSecretKey(key) });
+        identity = await verifier.verify(hashSecretKey(key));
       } catch (error) {
-        if (error instanceof RpcError && error.code === 'unknown_key') {
-          throw unauthorized('invalid_api_key', 'The secret key is not valid. Copy it again from the dashboard.');
-        }
+        if (error instanceof RpcError && error.code === 'unknown_key') throw unauthorized('invalid_api_key', INVALID);
         if (error instanceof RpcError && error.code === 'revoked_key') {
-          throw unauthorized('revoked_api_key', 'This secret key has been revoked. Restore it or rotate it in the dashboard.');
-        }
-        if (error instanceof RpcTimeoutError) {
-          throw new ApiError('service_unavailable', 'Authentication is unavailable right now. Retry shortly.', {}, { 'Retry-After': '1' });
+          throw unauthorized('revoked_api_key', 'This secret key has been revoked. A team Owner or Admin can restore or rotate it.');
         }
         throw error;
       }
       if (identity.plan === 'free') {
         throw new ApiError('plan_upgrade_required', 'The REST API is not included in the Free plan. Upgrade to Starter or Pro.');
       }
+      usage.record(identity.key_id);
       request.apiKey = identity;
       next();
     } catch (error) {

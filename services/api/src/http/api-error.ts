@@ -8,15 +8,21 @@ export const ERROR_STATUS = {
   missing_api_key: 401,
   invalid_api_key: 401,
   revoked_api_key: 401,
+  invalid_session: 401,
+  invalid_credentials: 401,
   insufficient_scope: 403,
+  insufficient_role: 403,
   plan_upgrade_required: 403,
   not_found: 404,
   method_not_allowed: 405,
+  email_taken: 409,
+  last_owner: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  propagation_unconfirmed: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,6 +1,18 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ContractViolation } from '@feedback/contracts';
-import { ApiError } from './api-error.js';
+import { RpcError, RpcTimeoutError } from '@feedback/messaging';
+import { ApiError, ERROR_STATUS } from './api-error.js';
+import type { ErrorCode } from './api-error.js';
+
+/** Codes another service may answer with that mean the same to a client; the rest are our fault. */
+const PASSED_THROUGH_RPC_CODES: ReadonlySet<string> = new Set<ErrorCode>([
+  'insufficient_role',
+  'not_found',
+  'email_taken',
+  'last_owner',
+  'invalid_credentials',
+  'propagation_unconfirmed',
+]);
 
 /** Writes every error body the same way: `{ error, message, ...details }`. */
 export const errorHandler: ErrorRequestHandler = (error, request, response, _next) => {
@@ -18,6 +30,13 @@ function toApiError(error: unknown): ApiError {
       field: first?.field ?? '',
       violations: error.violations,
     });
+  }
+  if (error instanceof RpcTimeoutError) {
+    return new ApiError('service_unavailable', 'A service we depend on did not answer in time. Retry shortly.', {}, { 'Retry-After': '1' });
+  }
+  if (error instanceof RpcError && error.code === 'session_invalid') return new ApiError('invalid_session', error.message);
+  if (error instanceof RpcError && PASSED_THROUGH_RPC_CODES.has(error.code) && error.code in ERROR_STATUS) {
+    return new ApiError(error.code as ErrorCode, error.message);
   }
   const { type, status } = (error ?? {}) as { type?: string; status?: number };
   if (type === 'entity.parse.failed') return new ApiError('malformed_json', 'The request body is not valid JSON.');

@@ -1,0 +1,89 @@
+/** Shapes the authority returns for the dashboard: members, teams, apps, keys and their audit trail. */
+import { SCOPE_NAMES } from './scopes.js';
+
+export const ROLES = ['owner', 'admin', 'member'] as const;
+export const PLANS = ['free', 'starter', 'pro'] as const;
+
+export const scopeSchema = { enum: SCOPE_NAMES } as const;
+
+/** Who is acting: taken from the member's verified session token, never from the request body. */
+export const actorSchema = {
+  type: 'object',
+  required: ['member_id', 'team_id'],
+  additionalProperties: false,
+  properties: { member_id: { type: 'string', format: 'uuid' }, team_id: { type: 'string', format: 'uuid' } },
+} as const;
+
+export const memberSchema = {
+  type: 'object',
+  required: ['id', 'email', 'name', 'role', 'created_at'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    email: { type: 'string' },
+    name: { type: 'string' },
+    role: { enum: ROLES },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+export const teamSchema = {
+  type: 'object',
+  required: ['id', 'name', 'plan', 'created_at'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    plan: { enum: PLANS },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+export const appSchema = {
+  type: 'object',
+  required: ['id', 'name', 'public_key', 'created_at'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    public_key: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+/** A key as the dashboard lists it: never the secret, never its hash. */
+export const apiKeySchema = {
+  type: 'object',
+  required: ['app_id', 'display_prefix', 'scopes', 'full_access', 'status', 'last_used_at', 'created_at', 'rotated_at'],
+  additionalProperties: false,
+  properties: {
+    app_id: { type: 'integer' },
+    display_prefix: { type: 'string' },
+    scopes: { type: 'array', items: scopeSchema },
+    full_access: { type: 'boolean' },
+    status: { enum: ['active', 'revoked'] },
+    last_used_at: { type: ['string', 'null'], format: 'date-time' },
+    created_at: { type: 'string', format: 'date-time' },
+    rotated_at: { type: ['string', 'null'], format: 'date-time' },
+  },
+} as const;
+
+export const KEY_ACTIONS = ['created', 'scopes_granted', 'scopes_removed', 'full_access_granted', 'full_access_removed', 'revoked', 'restored', 'rotated'] as const;
+
+export const keyAuditEntrySchema = {
+  type: 'object',
+  required: ['id', 'action', 'actor', 'scopes', 'created_at'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    action: { enum: KEY_ACTIONS },
+    actor: {
+      type: 'object',
+      required: ['member_id', 'name'],
+      additionalProperties: false,
+      properties: { member_id: { type: ['string', 'null'] }, name: { type: ['string', 'null'] } },
+    },
+    scopes: { type: 'array', items: scopeSchema, description: 'Scopes granted or removed by this action.' },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const;

@@ -1,0 +1,68 @@
+import type { RequestHandler } from 'express';
+import { createLocalJWKSet, errors as joseErrors, jwtVerify } from 'jose';
+import type { JSONWebKeySet } from 'jose';
+import type { RpcClient } from '@feedback/messaging';
+import { ApiError } from '../http/api-error.js';
+
+export interface MemberSession {
+  member_id: string;
+  team_id: string;
+  role: string;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The signed-in member, set by memberAuth. */
+      member?: MemberSession;
+    }
+  }
+}
+
+/** Fetched from the authority once, and again when a token names a key we do not have (rotation). */
+class SessionKeys {
+  private keySet: ReturnType<typeof createLocalJWKSet> | undefined;
+  private fetchedAt = 0;
+
+  constructor(private readonly rpc: RpcClient) {}
+
+  async get(refresh = false) {
+    if (!this.keySet || (refresh && Date.now() - this.fetchedAt > 30_000)) {
+      const jwks = (await this.rpc.call('authority.getSessionKeys', {})) as unknown as JSONWebKeySet;
+      this.keySet = createLocalJWKSet(jwks);
+      this.fetchedAt = Date.now();
+    }
+    return this.keySet;
+  }
+}
+
+function invalidSession(): ApiError {
+  return new ApiError('invalid_session', 'Sign in again: the session is missing, expired or invalid.', {}, {
+    'WWW-Authenticate': 'Bearer realm="dashboard"',
+  });
+}
+
+/** Verifies the member session token the authority signed (asymmetric: api holds only the public key). */
+export function memberAuth(rpc: RpcClient): RequestHandler {
+  const keys = new SessionKeys(rpc);
+  const verify = async (token: string, refresh: boolean) =>
+    jwtVerify(token, await keys.get(refresh), { issuer: 'authority', audience: 'dashboard', algorithms: ['EdDSA'] });
+  return async (request, _response, next) => {
+    try {
+      const token = /^Bearer\s+(\S+)$/i.exec(request.get('authorization') ?? '')?.[1];
+      if (!token) throw invalidSession();
+      let payload;
+      try {
+        payload = (await verify(token, false)).payload;
+      } catch (error) {
+        if (!(error instanceof joseErrors.JWKSNoMatchingKey)) throw invalidSession();
+        payload = (await verify(token, true).catch(() => Promise.reject(invalidSession()))).payload;
+      }
+      request.member = { member_id: String(payload.sub), team_id: String(payload['team_id']), role: String(payload['role']) };
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}

@@ -1,0 +1,131 @@
+import type { RpcRequest, RpcResult, Scope } from '@feedback/contracts';
+import { generatePublicKey, generateSecretKey } from '@feedback/keys';
+import { RpcError } from '@feedback/messaging';
+import type { KeyAction, Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { KEY_MANAGERS, loadActor, requireRole } from '../access/actor.js';
+import { apiKeyView, appView, keyAuditView, teamView } from '../views.js';
+import type { KeyChangeNotifier } from './key-change-notifier.js';
+
+/** Specification 2.2 rule 1: a new app's key can read, and nothing more, until a member grants more. */
+export const NEW_KEY_SCOPES: readonly Scope[] = ['suggestions:read', 'tickets:read'];
+
+type Actor = RpcRequest<'authority.getApiKey'>['actor'];
+
+export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
+  /** The acting member, if allowed to manage keys, and the app's key, if the app is theirs. */
+  async function authorize(actor: Actor, appId: number, what: string) {
+    const member = await loadActor(prisma, actor);
+    requireRole(member, KEY_MANAGERS, what);
+    const key = await prisma.apiKey.findFirst({ where: { appId, app: { teamId: member.teamId } } });
+    if (!key) throw new RpcError('not_found', 'No such app in this team.');
+    return { member, key };
+  }
+
+  const audit = (
+    tx: Prisma.TransactionClient,
+    member: { id: string; name: string },
+    appId: number,
+    action: KeyAction,
+    scopes: string[] = [],
+  ) => tx.keyAuditEntry.create({ data: { appId, memberId: member.id, actorName: member.name, action, scopes } });
+
+  return {
+    async listApps({ actor }: RpcRequest<'authority.listApps'>): Promise<RpcResult<'authority.listApps'>> {
+      await loadActor(prisma, actor);
+      const apps = await prisma.app.findMany({ where: { teamId: actor.team_id }, orderBy: { id: 'asc' } });
+      return { items: apps.map(appView) };
+    },
+
+    async createApp({ actor, name }: RpcRequest<'authority.createApp'>): Promise<RpcResult<'authority.createApp'>> {
+      const member = await loadActor(prisma, actor);
+      requireRole(member, KEY_MANAGERS, 'create apps');
+      const secret = generateSecretKey();
+      return prisma.$transaction(async (tx) => {
+        const app = await tx.app.create({
+          data: {
+            teamId: member.teamId,
+            name,
+            publicKey: generatePublicKey(),
+            apiKey: { create: { keyHash: secret.hash, displayPrefix: secret.displayPrefix, scopes: [...NEW_KEY_SCOPES] } },
+          },
+          include: { apiKey: true },
+        });
+        await audit(tx, member, app.id, 'created', [...NEW_KEY_SCOPES]);
+        return { app: appView(app), api_key: apiKeyView(app.apiKey!), secret_key: secret.secret };
+      });
+    },
+
+    async getApiKey({ actor, app_id }: RpcRequest<'authority.getApiKey'>): Promise<RpcResult<'authority.getApiKey'>> {
+      const { key } = await authorize(actor, app_id, 'view API keys');
+      return apiKeyView(key);
+    },
+
+    async changeKeyScopes(request: RpcRequest<'authority.changeKeyScopes'>): Promise<RpcResult<'authority.changeKeyScopes'>> {
+      const { member, key } = await authorize(request.actor, request.app_id, 'change API key scopes');
+      const current = new Set(key.scopes);
+      const granted = (request.grant ?? []).filter((scope) => !current.has(scope));
+      const removed = (request.remove ?? []).filter((scope) => current.has(scope));
+      const scopes = [...current].filter((scope) => !removed.includes(scope as Scope)).concat(granted);
+      const fullAccess = request.full_access ?? key.fullAccess;
+      const updated = await prisma.$transaction(async (tx) => {
+        if (granted.length > 0) await audit(tx, member, key.appId, 'scopes_granted', granted);
+        if (removed.length > 0) await audit(tx, member, key.appId, 'scopes_removed', removed);
+        if (fullAccess !== key.fullAccess) await audit(tx, member, key.appId, fullAccess ? 'full_access_granted' : 'full_access_removed');
+        return tx.apiKey.update({ where: { id: key.id }, data: { scopes, fullAccess } });
+      });
+      if (granted.length + removed.length > 0 || fullAccess !== key.fullAccess) {
+        await notifier.notify({ key_ids: [key.id], reason: 'scopes_changed' });
+      }
+      return apiKeyView(updated);
+    },
+
+    async revokeKey({ actor, app_id }: RpcRequest<'authority.revokeKey'>): Promise<RpcResult<'authority.revokeKey'>> {
+      const { member, key } = await authorize(actor, app_id, 'revoke API keys');
+      const updated = await prisma.$transaction(async (tx) => {
+        await audit(tx, member, key.appId, 'revoked');
+        return tx.apiKey.update({ where: { id: key.id }, data: { status: 'revoked' } });
+      });
+      // Also when it was revoked already: a retry after "propagation_unconfirmed" confirms it.
+      await notifier.notify({ key_ids: [key.id], reason: 'revoked' });
+      return apiKeyView(updated);
+    },
+
+    async restoreKey({ actor, app_id }: RpcRequest<'authority.restoreKey'>): Promise<RpcResult<'authority.restoreKey'>> {
+      const { member, key } = await authorize(actor, app_id, 'restore API keys');
+      // Refusals are never cached, so no instance needs telling: the same key works at its next request.
+      const updated = await prisma.$transaction(async (tx) => {
+        await audit(tx, member, key.appId, 'restored');
+        return tx.apiKey.update({ where: { id: key.id }, data: { status: 'active' } });
+      });
+      return apiKeyView(updated);
+    },
+
+    async rotateKey({ actor, app_id }: RpcRequest<'authority.rotateKey'>): Promise<RpcResult<'authority.rotateKey'>> {
+      const { member, key } = await authorize(actor, app_id, 'rotate API keys');
+      const secret = generateSecretKey();
+      const updated = await prisma.$transaction(async (tx) => {
+        await audit(tx, member, key.appId, 'rotated');
+        return tx.apiKey.update({
+          where: { id: key.id },
+          data: { keyHash: secret.hash, displayPrefix: secret.displayPrefix, rotatedAt: new Date() },
+        });
+      });
+      await notifier.notify({ key_ids: [key.id], reason: 'rotated' });
+      return { api_key: apiKeyView(updated), secret_key: secret.secret };
+    },
+
+    async listKeyAudit({ actor, app_id }: RpcRequest<'authority.listKeyAudit'>): Promise<RpcResult<'authority.listKeyAudit'>> {
+      await authorize(actor, app_id, 'view the key audit trail');
+      const entries = await prisma.keyAuditEntry.findMany({ where: { appId: app_id }, orderBy: { createdAt: 'desc' }, take: 500 });
+      return { items: entries.map(keyAuditView) };
+    },
+
+    async changePlan({ actor, plan }: RpcRequest<'authority.changePlan'>): Promise<RpcResult<'authority.changePlan'>> {
+      const member = await loadActor(prisma, actor);
+      requireRole(member, ['owner'], 'change the plan');
+      const team = await prisma.team.update({ where: { id: member.teamId }, data: { plan } });
+      await notifier.notify({ key_ids: [], team_id: team.id, reason: 'plan_changed' });
+      return teamView(team);
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import type { RpcRequest, RpcResult } from '@feedback/contracts';
+import { RpcError } from '@feedback/messaging';
+import { Prisma } from '../generated/prisma/client.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { loadActor, requireRole } from '../access/actor.js';
+import { memberView, teamView } from '../views.js';
+import { UNKNOWN_MEMBER_HASH, hashPassword, verifyPassword } from './password.js';
+import type { SessionSigner } from './session-tokens.js';
+
+const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+function emailTaken(error: unknown): never {
+  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+    throw new RpcError('email_taken', 'A member with this email already exists.');
+  }
+  throw error;
+}
+
+export function memberCommands(prisma: PrismaClient, signer: SessionSigner) {
+  const session = async (member: Parameters<SessionSigner['sign']>[0] & Parameters<typeof memberView>[0], team: Parameters<typeof teamView>[0]) => {
+    const { token, expiresAt } = await signer.sign(member);
+    return { token, expires_at: expiresAt.toISOString(), member: memberView(member), team: teamView(team) };
+  };
+
+  return {
+    /** A new team starts on the Free plan with its creator as Owner. */
+    async signUp(request: RpcRequest<'authority.signUp'>): Promise<RpcResult<'authority.signUp'>> {
+      const passwordHash = await hashPassword(request.password);
+      const member = await prisma.member
+        .create({
+          data: {
+            email: normalizeEmail(request.email),
+            name: request.name,
+            passwordHash,
+            role: 'owner',
+            team: { create: { name: request.team_name } },
+          },
+          include: { team: true },
+        })
+        .catch(emailTaken);
+      return session(member, member.team);
+    },
+
+    async signIn(request: RpcRequest<'authority.signIn'>): Promise<RpcResult<'authority.signIn'>> {
+      const member = await prisma.member.findUnique({ where: { email: normalizeEmail(request.email) }, include: { team: true } });
+      const valid = await verifyPassword(request.password, member?.passwordHash ?? UNKNOWN_MEMBER_HASH);
+      if (!member || !valid) throw new RpcError('invalid_credentials', 'The email or the password is wrong.');
+      return session(member, member.team);
+    },
+
+    async getSessionKeys(): Promise<RpcResult<'authority.getSessionKeys'>> {
+      return (await signer.keySet()) as RpcResult<'authority.getSessionKeys'>;
+    },
+
+    async getTeam({ actor }: RpcRequest<'authority.getTeam'>): Promise<RpcResult<'authority.getTeam'>> {
+      await loadActor(prisma, actor);
+      return teamView(await prisma.team.findUniqueOrThrow({ where: { id: actor.team_id } }));
+    },
+
+    async listMembers({ actor }: RpcRequest<'authority.listMembers'>): Promise<RpcResult<'authority.listMembers'>> {
+      await loadActor(prisma, actor);
+      const members = await prisma.member.findMany({ where: { teamId: actor.team_id }, orderBy: { createdAt: 'asc' } });
+      return { items: members.map(memberView) };
+    },
+
+    async addMember(request: RpcRequest<'authority.addMember'>): Promise<RpcResult<'authority.addMember'>> {
+      const acting = await loadActor(prisma, request.actor);
+      requireRole(acting, request.role === 'member' ? ['owner', 'admin'] : ['owner'], `add ${request.role === 'member' ? 'members' : 'Admins or Owners'}`);
+      const member = await prisma.member
+        .create({
+          data: {
+            teamId: acting.teamId,
+            email: normalizeEmail(request.email),
+            name: request.name,
+            passwordHash: await hashPassword(request.password),
+            role: request.role,
+          },
+        })
+        .catch(emailTaken);
+      return memberView(member);
+    },
+
+    async changeRole(request: RpcRequest<'authority.changeRole'>): Promise<RpcResult<'authority.changeRole'>> {
+      const acting = await loadActor(prisma, request.actor);
+      requireRole(acting, ['owner'], 'change roles');
+      return prisma.$transaction(async (tx) => {
+        const target = await lockTeamMember(tx, acting.teamId, request.member_id);
+        if (target.role === 'owner' && request.role !== 'owner') await ensureAnotherOwner(tx, acting.teamId, target.id);
+        return memberView(await tx.member.update({ where: { id: target.id }, data: { role: request.role } }));
+      });
+    },
+
+    async removeMember(request: RpcRequest<'authority.removeMember'>): Promise<RpcResult<'authority.removeMember'>> {
+      const acting = await loadActor(prisma, request.actor);
+      requireRole(acting, ['owner', 'admin'], 'remove members');
+      await prisma.$transaction(async (tx) => {
+        const target = await lockTeamMember(tx, acting.teamId, request.member_id);
+        if (target.role !== 'member') requireRole(acting, ['owner'], 'remove Admins or Owners');
+        if (target.role === 'owner') await ensureAnotherOwner(tx, acting.teamId, target.id);
+        await tx.member.delete({ where: { id: target.id } });
+      });
+      return {};
+    },
+  };
+}
+
+/** Locks the team's members for the transaction, so two concurrent demotions cannot leave no Owner. */
+async function lockTeamMember(tx: Prisma.TransactionClient, teamId: string, memberId: string) {
+  await tx.$executeRaw`SELECT 1 FROM authority.teams WHERE id = ${teamId}::uuid FOR UPDATE`;
+  const target = await tx.member.findUnique({ where: { id: memberId } });
+  if (!target || target.teamId !== teamId) throw new RpcError('not_found', 'No such member in this team.');
+  return target;
+}
+
+async function ensureAnotherOwner(tx: Prisma.TransactionClient, teamId: string, leavingOwnerId: string) {
+  const others = await tx.member.count({ where: { teamId, role: 'owner', id: { not: leavingOwnerId } } });
+  if (others === 0) throw new RpcError('last_owner', 'A team keeps at least one Owner. Make someone else Owner first.');
+}
