@@ -37,9 +37,9 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const publisher = new ConfirmedPublisher(broker, { name: 'api-publisher', setup: (channel) => declareExchanges(channel, names) });
   const outboxRelay = new OutboxRelay(prisma, publisher, names, logger, { pollIntervalMs: config.outboxPollMs });
 
-  let listener: KeyChangeListener | undefined;
-  const verifier = new SecretKeyVerifier(rpc, () => listener?.listening ?? false, { ttlMs: config.keyCacheTtlMs });
-  listener = new KeyChangeListener(broker, names, logger, (change) => verifier.apply(change), () => verifier.clear());
+  // The listener's callbacks run only once connected, after both exist.
+  const listener: KeyChangeListener = new KeyChangeListener(broker, names, logger, (change) => verifier.apply(change), () => verifier.clear());
+  const verifier = new SecretKeyVerifier(rpc, () => listener.listening, { ttlMs: config.keyCacheTtlMs });
   const keyUsage = new KeyUsageRecorder(publisher, names, logger);
 
   const lifecycle = new Lifecycle(logger);
@@ -63,7 +63,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     { name: 'stop taking requests', run: () => closeServer(server) },
     { name: 'stop the outbox relay (unpublished events wait in the table)', run: () => outboxRelay.stop() },
     { name: 'report key usage', run: () => keyUsage.stop() },
-    { name: 'stop listening for key changes', run: () => listener!.close() },
+    { name: 'stop listening for key changes', run: () => listener.close() },
     { name: 'close rpc client', run: () => rpc.close() },
     { name: 'close publisher', run: () => publisher.close() },
     { name: 'close broker', run: () => broker.close() },
