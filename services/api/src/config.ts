@@ -13,6 +13,11 @@ export const apiEnvironment = {
   DASHBOARD_URL: url({ description: 'team dashboard address, for links in error bodies', protocols: ['http', 'https'], default: 'http://localhost:3000/dashboard' }),
   DOCS_URL: url({ description: 'API documentation address, for links in error bodies', protocols: ['http', 'https'], default: 'http://localhost:3000/docs' }),
   RPC_TIMEOUT_MS: integer({ description: 'time limit of a call to another service before answering 503', default: 3000, min: 50 }),
+  DASHBOARD_RPC_TIMEOUT_MS: integer({
+    description: "time limit of a dashboard command; must exceed the authority's KEY_CHANGE_TIMEOUT_MS",
+    default: 10_000,
+    min: 100,
+  }),
   OUTBOX_POLL_MS: integer({ description: 'how often the outbox relay looks for events written by other instances', default: 250, min: 10 }),
   KEY_CACHE_TTL_MS: integer({ description: 'how long a verified key is reused without asking the authority', default: 60_000, min: 0 }),
   AUTH_FAILURE_LIMIT: integer({ description: 'failed authentications per client address per minute before 429', default: 30, min: 1 }),
@@ -29,6 +34,7 @@ export interface ApiConfig {
   dashboardUrl: string;
   docsUrl: string;
   rpcTimeoutMs: number;
+  dashboardRpcTimeoutMs: number;
   outboxPollMs: number;
   keyCacheTtlMs: number;
   authFailureLimit: number;
@@ -48,6 +54,7 @@ export function readApiConfig(env: Record<string, string | undefined> = process.
     dashboardUrl: v.DASHBOARD_URL.replace(/\/$/, ''),
     docsUrl: v.DOCS_URL.replace(/\/$/, ''),
     rpcTimeoutMs: v.RPC_TIMEOUT_MS,
+    dashboardRpcTimeoutMs: v.DASHBOARD_RPC_TIMEOUT_MS,
     outboxPollMs: v.OUTBOX_POLL_MS,
     keyCacheTtlMs: v.KEY_CACHE_TTL_MS,
     authFailureLimit: v.AUTH_FAILURE_LIMIT,

@@ -44,7 +44,13 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
 
   const lifecycle = new Lifecycle(logger);
   const app = buildApp({
-    context: { prisma, rpc, outboxRelay, links: { dashboardUrl: config.dashboardUrl, docsUrl: config.docsUrl } },
+    context: {
+      prisma,
+      rpc,
+      outboxRelay,
+      links: { dashboardUrl: config.dashboardUrl, docsUrl: config.docsUrl },
+      dashboardTimeoutMs: config.dashboardRpcTimeoutMs,
+    },
     logger,
     secretKeyAuth: secretKeyAuth(verifier, keyUsage),
     failureRateLimit: failureRateLimit({ limit: config.authFailureLimit }),

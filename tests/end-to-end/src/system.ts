@@ -21,6 +21,8 @@ export interface RunningSystem {
   worker: WorkerService;
   /** Cuts and restores every service's broker connection, as a broker restart would. */
   brokerProxy: TcpProxy;
+  /** The broker namespace of this system's exchanges and queues. */
+  namespace: string;
   logs: string[];
   stop(): Promise<void>;
 }
@@ -53,6 +55,7 @@ export async function startSystem(): Promise<RunningSystem> {
     PORT: '0',
     HEALTH_PORT: '0',
     RPC_TIMEOUT_MS: '1500',
+    KEY_CHANGE_TIMEOUT_MS: '1000',
     OUTBOX_POLL_MS: '100',
     LOG_LEVEL: 'debug',
     SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
@@ -72,6 +75,7 @@ export async function startSystem(): Promise<RunningSystem> {
     authority,
     worker,
     brokerProxy,
+    namespace,
     logs,
     async stop() {
       for (const extra of extraApis) await extra.stop();

@@ -8,4 +8,6 @@ export interface RouteContext {
   rpc: RpcClient;
   outboxRelay: OutboxRelay;
   links: { dashboardUrl: string; docsUrl: string };
+  /** Time limit of a dashboard command, which may wait for a key change to reach every instance. */
+  dashboardTimeoutMs: number;
 }

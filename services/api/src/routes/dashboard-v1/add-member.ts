@@ -7,6 +7,6 @@ import { dashboardCommand, actorOf, bodyOf } from './dashboard-command.js';
 export function addMemberRoute(context: RouteContext): Router {
   return Router().post(
     '/members',
-    dashboardCommand(context.rpc, 'authority.addMember', (request) => ({ ...bodyOf(request), actor: actorOf(request) } as RpcRequest<'authority.addMember'>), 201),
+    dashboardCommand(context, 'authority.addMember', (request) => ({ ...bodyOf(request), actor: actorOf(request) } as RpcRequest<'authority.addMember'>), 201),
   );
 }

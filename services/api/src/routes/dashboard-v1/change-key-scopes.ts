@@ -7,6 +7,6 @@ import { dashboardCommand, actorOf, bodyOf, appIdOf } from './dashboard-command.
 export function changeKeyScopesRoute(context: RouteContext): Router {
   return Router().patch(
     '/apps/:appId/api-key',
-    dashboardCommand(context.rpc, 'authority.changeKeyScopes', (request) => ({ ...bodyOf(request), app_id: appIdOf(request), actor: actorOf(request) } as RpcRequest<'authority.changeKeyScopes'>)),
+    dashboardCommand(context, 'authority.changeKeyScopes', (request) => ({ ...bodyOf(request), app_id: appIdOf(request), actor: actorOf(request) } as RpcRequest<'authority.changeKeyScopes'>)),
   );
 }

@@ -7,6 +7,6 @@ import { dashboardCommand, actorOf, bodyOf } from './dashboard-command.js';
 export function changePlanRoute(context: RouteContext): Router {
   return Router().patch(
     '/team',
-    dashboardCommand(context.rpc, 'authority.changePlan', (request) => ({ ...bodyOf(request), actor: actorOf(request) } as RpcRequest<'authority.changePlan'>)),
+    dashboardCommand(context, 'authority.changePlan', (request) => ({ ...bodyOf(request), actor: actorOf(request) } as RpcRequest<'authority.changePlan'>)),
   );
 }

@@ -7,6 +7,6 @@ import { dashboardCommand, actorOf, bodyOf } from './dashboard-command.js';
 export function changeRoleRoute(context: RouteContext): Router {
   return Router().patch(
     '/members/:memberId',
-    dashboardCommand(context.rpc, 'authority.changeRole', (request) => ({ ...bodyOf(request), member_id: String(request.params['memberId']), actor: actorOf(request) } as RpcRequest<'authority.changeRole'>)),
+    dashboardCommand(context, 'authority.changeRole', (request) => ({ ...bodyOf(request), member_id: String(request.params['memberId']), actor: actorOf(request) } as RpcRequest<'authority.changeRole'>)),
   );
 }

@@ -7,6 +7,6 @@ import { dashboardCommand, actorOf, bodyOf } from './dashboard-command.js';
 export function createAppRoute(context: RouteContext): Router {
   return Router().post(
     '/apps',
-    dashboardCommand(context.rpc, 'authority.createApp', (request) => ({ ...bodyOf(request), actor: actorOf(request) } as RpcRequest<'authority.createApp'>), 201),
+    dashboardCommand(context, 'authority.createApp', (request) => ({ ...bodyOf(request), actor: actorOf(request) } as RpcRequest<'authority.createApp'>), 201),
   );
 }

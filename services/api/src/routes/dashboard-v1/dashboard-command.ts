@@ -8,13 +8,13 @@ import type { RpcClient } from '@feedback/messaging';
  * The command's contract validates the request, so a bad body is a 400 naming the field.
  */
 export function dashboardCommand<M extends RpcMethod>(
-  rpc: RpcClient,
+  context: { rpc: RpcClient; dashboardTimeoutMs: number },
   method: M,
   buildRequest: (request: Request) => RpcRequest<M>,
   successStatus = 200,
 ): RequestHandler {
   return async (request, response) => {
-    const result = await rpc.call(method, buildRequest(request));
+    const result = await context.rpc.call(method, buildRequest(request), { timeoutMs: context.dashboardTimeoutMs });
     if (successStatus === 204) response.status(204).end();
     else response.status(successStatus).json(result);
   };

@@ -6,6 +6,6 @@ import { dashboardCommand, actorOf, appIdOf } from './dashboard-command.js';
 export function getApiKeyRoute(context: RouteContext): Router {
   return Router().get(
     '/apps/:appId/api-key',
-    dashboardCommand(context.rpc, 'authority.getApiKey', (request) => ({ app_id: appIdOf(request), actor: actorOf(request) })),
+    dashboardCommand(context, 'authority.getApiKey', (request) => ({ app_id: appIdOf(request), actor: actorOf(request) })),
   );
 }

@@ -6,6 +6,6 @@ import { dashboardCommand, actorOf } from './dashboard-command.js';
 export function getTeamRoute(context: RouteContext): Router {
   return Router().get(
     '/team',
-    dashboardCommand(context.rpc, 'authority.getTeam', (request) => ({ actor: actorOf(request) })),
+    dashboardCommand(context, 'authority.getTeam', (request) => ({ actor: actorOf(request) })),
   );
 }

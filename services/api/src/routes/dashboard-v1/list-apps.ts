@@ -6,6 +6,6 @@ import { dashboardCommand, actorOf } from './dashboard-command.js';
 export function listAppsRoute(context: RouteContext): Router {
   return Router().get(
     '/apps',
-    dashboardCommand(context.rpc, 'authority.listApps', (request) => ({ actor: actorOf(request) })),
+    dashboardCommand(context, 'authority.listApps', (request) => ({ actor: actorOf(request) })),
   );
 }

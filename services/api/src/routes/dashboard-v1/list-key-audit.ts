@@ -6,6 +6,6 @@ import { dashboardCommand, actorOf, appIdOf } from './dashboard-command.js';
 export function listKeyAuditRoute(context: RouteContext): Router {
   return Router().get(
     '/apps/:appId/api-key/audit',
-    dashboardCommand(context.rpc, 'authority.listKeyAudit', (request) => ({ app_id: appIdOf(request), actor: actorOf(request) })),
+    dashboardCommand(context, 'authority.listKeyAudit', (request) => ({ app_id: appIdOf(request), actor: actorOf(request) })),
   );
 }

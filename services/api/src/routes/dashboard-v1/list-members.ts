@@ -6,6 +6,6 @@ import { dashboardCommand, actorOf } from './dashboard-command.js';
 export function listMembersRoute(context: RouteContext): Router {
   return Router().get(
     '/members',
-    dashboardCommand(context.rpc, 'authority.listMembers', (request) => ({ actor: actorOf(request) })),
+    dashboardCommand(context, 'authority.listMembers', (request) => ({ actor: actorOf(request) })),
   );
 }

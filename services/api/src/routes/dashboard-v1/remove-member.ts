@@ -6,6 +6,6 @@ import { dashboardCommand, actorOf } from './dashboard-command.js';
 export function removeMemberRoute(context: RouteContext): Router {
   return Router().delete(
     '/members/:memberId',
-    dashboardCommand(context.rpc, 'authority.removeMember', (request) => ({ member_id: String(request.params['memberId']), actor: actorOf(request) }), 204),
+    dashboardCommand(context, 'authority.removeMember', (request) => ({ member_id: String(request.params['memberId']), actor: actorOf(request) }), 204),
   );
 }

@@ -6,6 +6,6 @@ import { dashboardCommand, actorOf, appIdOf } from './dashboard-command.js';
 export function restoreKeyRoute(context: RouteContext): Router {
   return Router().post(
     '/apps/:appId/api-key/restore',
-    dashboardCommand(context.rpc, 'authority.restoreKey', (request) => ({ app_id: appIdOf(request), actor: actorOf(request) })),
+    dashboardCommand(context, 'authority.restoreKey', (request) => ({ app_id: appIdOf(request), actor: actorOf(request) })),
   );
 }

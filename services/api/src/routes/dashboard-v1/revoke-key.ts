@@ -6,6 +6,6 @@ import { dashboardCommand, actorOf, appIdOf } from './dashboard-command.js';
 export function revokeKeyRoute(context: RouteContext): Router {
   return Router().post(
     '/apps/:appId/api-key/revoke',
-    dashboardCommand(context.rpc, 'authority.revokeKey', (request) => ({ app_id: appIdOf(request), actor: actorOf(request) })),
+    dashboardCommand(context, 'authority.revokeKey', (request) => ({ app_id: appIdOf(request), actor: actorOf(request) })),
   );
 }

@@ -6,6 +6,6 @@ import { dashboardCommand, actorOf, appIdOf } from './dashboard-command.js';
 export function rotateKeyRoute(context: RouteContext): Router {
   return Router().post(
     '/apps/:appId/api-key/rotate',
-    dashboardCommand(context.rpc, 'authority.rotateKey', (request) => ({ app_id: appIdOf(request), actor: actorOf(request) })),
+    dashboardCommand(context, 'authority.rotateKey', (request) => ({ app_id: appIdOf(request), actor: actorOf(request) })),
   );
 }

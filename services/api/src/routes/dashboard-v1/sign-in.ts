@@ -7,6 +7,6 @@ import { dashboardCommand, bodyOf } from './dashboard-command.js';
 export function signInRoute(context: RouteContext): Router {
   return Router().post(
     '/sign-in',
-    dashboardCommand(context.rpc, 'authority.signIn', (request) => (bodyOf(request) as RpcRequest<'authority.signIn'>)),
+    dashboardCommand(context, 'authority.signIn', (request) => (bodyOf(request) as RpcRequest<'authority.signIn'>)),
   );
 }

@@ -7,6 +7,6 @@ import { dashboardCommand, bodyOf } from './dashboard-command.js';
 export function signUpRoute(context: RouteContext): Router {
   return Router().post(
     '/sign-up',
-    dashboardCommand(context.rpc, 'authority.signUp', (request) => (bodyOf(request) as RpcRequest<'authority.signUp'>), 201),
+    dashboardCommand(context, 'authority.signUp', (request) => (bodyOf(request) as RpcRequest<'authority.signUp'>), 201),
   );
 }

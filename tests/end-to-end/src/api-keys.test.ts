@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { hashSecretKey } from '@feedback/keys';
+import { eventually } from '@feedback/test-support';
+import { call, createApp, grantScopes, signUpTeam } from './dashboard.js';
+import type { Answer, Owner } from './dashboard.js';
+import { startSystem } from './system.js';
+import type { RunningSystem } from './system.js';
+
+let system: RunningSystem;
+let owner: Owner;
+const url = () => system.api.url;
+/** Every answer of this file, checked at the end for keys and hashes. */
+const answers: Answer[] = [];
+const secrets: string[] = [];
+
+async function record<T extends Answer>(answer: Promise<T>): Promise<T> {
+  const settled = await answer;
+  answers.push(settled);
+  return settled;
+}
+
+const suggestion = { title: 'Offline mode', author: { external_id: 'user-7', name: 'Grace' } };
+const createSuggestion = (key: string) => record(call(url(), 'POST', '/api/v1/suggestions', { key, body: suggestion }));
+const dashboard = (method: string, path: string, body?: unknown) => record(call(url(), method, path, { token: owner.token, body }));
+
+async function newApp(name = 'App') {
+  const app = await createApp(url(), owner.token, name);
+  secrets.push(app.secretKey);
+  return app;
+}
+
+beforeAll(async () => {
+  system = await startSystem();
+  owner = await signUpTeam(system.api.url, 'pro');
+}, 60_000);
+
+afterAll(async () => {
+  await system?.stop();
+});
+
+describe('a new app key', () => {
+  it('has exactly suggestions:read and tickets:read, and its first write gets the 403 of section 7', async () => {
+    const { appId, secretKey } = await newApp();
+    const view = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key`);
+    expect(view.body).toMatchObject({ scopes: ['suggestions:read', 'tickets:read'], full_access: false, status: 'active' });
+    const refused = await createSuggestion(secretKey);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ error: 'insufficient_scope', required_scope: 'suggestions:write' });
+  });
+
+  it('is shown in full only at creation: the key view holds a display prefix, never the key', async () => {
+    const { appId, secretKey } = await newApp();
+    const view = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key`);
+    expect(view.body['display_prefix']).toBe(`${secretKey.slice(0, 12)}…`);
+    expect(JSON.stringify(view.body)).not.toContain(secretKey);
+  });
+});
+
+describe('scopes', () => {
+  it('gains write permission only when a member grants it, and loses it when removed', async () => {
+    const { appId, secretKey } = await newApp();
+    expect((await grantScopes(url(), owner.token, appId, ['suggestions:write'])).status).toBe(200);
+    expect((await createSuggestion(secretKey)).status).toBe(201);
+    const removed = await dashboard('PATCH', `/dashboard/v1/apps/${appId}/api-key`, { remove: ['suggestions:write'] });
+    expect(removed.body['scopes']).toEqual(['suggestions:read', 'tickets:read']);
+    expect((await createSuggestion(secretKey)).status).toBe(403);
+  });
+
+  it('treats Full access as every scope, current and future, without listing them', async () => {
+    const { appId, secretKey } = await newApp();
+    const granted = await dashboard('PATCH', `/dashboard/v1/apps/${appId}/api-key`, { full_access: true });
+    expect(granted.body).toMatchObject({ full_access: true, scopes: ['suggestions:read', 'tickets:read'] });
+    expect((await createSuggestion(secretKey)).status).toBe(201);
+  });
+
+  it('refuses an unknown scope, naming the field', async () => {
+    const { appId } = await newApp();
+    const answer = await dashboard('PATCH', `/dashboard/v1/apps/${appId}/api-key`, { grant: ['everything:write'] });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: 'validation_failed', field: '/grant/0' });
+  });
+});
+
+describe('revoke, restore and rotate', () => {
+  it('revoke: every request with the key gets 401 at once; the key value does not change; restore brings it back', async () => {
+    const { appId, secretKey } = await newApp();
+    await dashboard('PATCH', `/dashboard/v1/apps/${appId}/api-key`, { full_access: true });
+    expect((await createSuggestion(secretKey)).status).toBe(201); // now cached by the api
+    const revoked = await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/revoke`);
+    expect(revoked.body).toMatchObject({ status: 'revoked', display_prefix: `${secretKey.slice(0, 12)}…` });
+    const refused = await createSuggestion(secretKey);
+    expect(refused.status).toBe(401);
+    expect(refused.body).toMatchObject({ error: 'revoked_api_key' });
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
+
+    const restored = await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/restore`);
+    expect(restored.body).toMatchObject({ status: 'active' });
+    expect((await createSuggestion(secretKey)).status).toBe(201);
+  });
+
+  it('rotate: a new key shown once, scopes kept, the old key refused at once', async () => {
+    const { appId, secretKey } = await newApp();
+    await grantScopes(url(), owner.token, appId, ['suggestions:write']);
+    expect((await createSuggestion(secretKey)).status).toBe(201);
+    const rotated = await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/rotate`);
+    const fresh = rotated.body['secret_key'] as string;
+    secrets.push(fresh);
+    expect(fresh).toMatch(/^sk_live_/);
+    expect(fresh).not.toBe(secretKey);
+    expect(rotated.body['api_key']).toMatchObject({ scopes: ['suggestions:read', 'tickets:read', 'suggestions:write'] });
+    const old = await createSuggestion(secretKey);
+    expect(old.status).toBe(401);
+    expect(old.body).toMatchObject({ error: 'invalid_api_key' });
+    expect((await createSuggestion(fresh)).status).toBe(201);
+  });
+});
+
+describe('audit trail and last usage', () => {
+  it('lists every key action with who did it and when, newest first', async () => {
+    const { appId } = await newApp();
+    await grantScopes(url(), owner.token, appId, ['tickets:write']);
+    await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/revoke`);
+    await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/restore`);
+    await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/rotate`);
+    const audit = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key/audit`);
+    const items = audit.body['items'] as Array<{ action: string; actor: { member_id: string; name: string }; scopes: string[]; created_at: string }>;
+    expect(items.map((item) => item.action)).toEqual(['rotated', 'restored', 'revoked', 'scopes_granted', 'created']);
+    expect(items[3]?.scopes).toEqual(['tickets:write']);
+    for (const item of items) expect(item.actor).toEqual({ member_id: owner.memberId, name: 'Olive Owner' });
+  });
+
+  it('records last usage without a write per request, and lists it', async () => {
+    const { appId, secretKey } = await newApp();
+    await grantScopes(url(), owner.token, appId, ['suggestions:write']);
+    expect((await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key`)).body['last_used_at']).toBeNull();
+    await createSuggestion(secretKey);
+    await system.api.keyUsage.flush();
+    const lastUsed = await eventually(async () => {
+      const view = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key`);
+      return (view.body['last_used_at'] as string | null) ?? undefined;
+    }, { what: 'last usage to be recorded' });
+    expect(Date.now() - Date.parse(lastUsed)).toBeLessThan(60_000);
+  });
+});
+
+describe('plans', () => {
+  it('refuses a Free-plan team with its own stable code', async () => {
+    const free = await signUpTeam(url(), 'starter');
+    const app = await createApp(url(), free.token, 'Free app');
+    secrets.push(app.secretKey);
+    await call(url(), 'PATCH', '/dashboard/v1/team', { token: free.token, body: { plan: 'free' } });
+    const answer = await createSuggestion(app.secretKey);
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ error: 'plan_upgrade_required' });
+  });
+});
+
+describe('every response', () => {
+  it('carries a request id, echoing a safe one the client sent', async () => {
+    const mine = await fetch(`${url()}/api/v1/suggestions`, { headers: { 'x-request-id': 'client-trace-1' } });
+    expect(mine.headers.get('x-request-id')).toBe('client-trace-1');
+    const generated = await fetch(`${url()}/dashboard/v1/team`);
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('repeated authentication failures', () => {
+  it('are answered 429 with Retry-After and a stable code', async () => {
+    const { secretKey } = await newApp();
+    const wrong = secretKey.replace(/.$/, (last) => (last === 'a' ? 'b' : 'a'));
+    let limited: Answer | undefined;
+    for (let attempt = 0; attempt < 40 && !limited; attempt += 1) {
+      const answer = await createSuggestion(wrong);
+      if (answer.status === 429) limited = answer;
+    }
+    expect(limited?.body).toMatchObject({ error: 'rate_limited' });
+    expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('secrets', () => {
+  it('never appear in a response body or a log line: no key, no key hash', () => {
+    expect(secrets.length).toBeGreaterThan(5);
+    const bodies = answers.map((answer) => JSON.stringify(answer.body)).join('\n');
+    const logs = system.logs.join('\n');
+    for (const secret of secrets) {
+      const hash = hashSecretKey(secret);
+      expect(logs).not.toContain(secret);
+      expect(logs).not.toContain(hash);
+      expect(bodies).not.toContain(hash);
+    }
+    // The only bodies holding a key are the creation and rotation answers that show it once.
+    const showing = answers.filter((answer) => secrets.some((secret) => JSON.stringify(answer.body).includes(secret)));
+    expect(showing.every((answer) => 'secret_key' in answer.body)).toBe(true);
+  });
+});

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { call, createApp, signUpTeam } from './dashboard.js';
+import type { Owner } from './dashboard.js';
+import { startSystem } from './system.js';
+import type { RunningSystem } from './system.js';
+
+let system: RunningSystem;
+let owner: Owner;
+let appId: number;
+const url = () => system.api.url;
+
+async function addMember(role: 'owner' | 'admin' | 'member', token = owner.token) {
+  const email = `${role}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const password = 'a long enough password';
+  const added = await call<{ id: string }>(url(), 'POST', '/dashboard/v1/members', { token, body: { name: `${role} person`, email, password, role } });
+  return { added, email, password };
+}
+
+async function signIn(email: string, password: string) {
+  return call<{ token: string }>(url(), 'POST', '/dashboard/v1/sign-in', { body: { email, password } });
+}
+
+beforeAll(async () => {
+  system = await startSystem();
+  owner = await signUpTeam(system.api.url, 'pro');
+  appId = (await createApp(system.api.url, owner.token)).appId;
+}, 60_000);
+
+afterAll(async () => {
+  await system?.stop();
+});
+
+describe('sign-up and sign-in', () => {
+  it('creates a team on the Free plan whose creator is its Owner', async () => {
+    const session = await call<{ member: { role: string }; team: { plan: string }; token: string }>(url(), 'POST', '/dashboard/v1/sign-up', {
+      body: { team_name: 'Fresh', name: 'New Owner', email: 'fresh-owner@example.com', password: 'a long enough password' },
+    });
+    expect(session.status).toBe(201);
+    expect(session.body.member.role).toBe('owner');
+    expect(session.body.team.plan).toBe('free');
+    expect(JSON.stringify(session.body)).not.toMatch(/password/);
+  });
+
+  it('refuses a second account with the same email, whatever its case', async () => {
+    const again = await call(url(), 'POST', '/dashboard/v1/sign-up', {
+      body: { team_name: 'Copy', name: 'Copy', email: owner.email.toUpperCase(), password: 'another long password' },
+    });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ error: 'email_taken' });
+  });
+
+  it('refuses a short password, naming the field', async () => {
+    const short = await call(url(), 'POST', '/dashboard/v1/sign-up', { body: { team_name: 'T', name: 'N', email: 'short@example.com', password: 'short' } });
+    expect(short.status).toBe(400);
+    expect(short.body).toMatchObject({ error: 'validation_failed', field: '/password' });
+  });
+
+  it('signs in with the right password and answers the same error for a wrong password and an unknown email', async () => {
+    expect((await signIn(owner.email, owner.password)).status).toBe(200);
+    const wrong = await signIn(owner.email, 'not the password at all');
+    const unknown = await signIn('nobody@example.com', 'not the password at all');
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toEqual(unknown.body);
+    expect(wrong.body).toMatchObject({ error: 'invalid_credentials' });
+  });
+
+  it('refuses a missing, tampered or foreign session token', async () => {
+    expect((await call(url(), 'GET', '/dashboard/v1/members')).status).toBe(401);
+    const tampered = owner.token.slice(0, -4) + (owner.token.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    const answer = await call(url(), 'GET', '/dashboard/v1/members', { token: tampered });
+    expect(answer.status).toBe(401);
+    expect(answer.body).toMatchObject({ error: 'invalid_session' });
+  });
+});
+
+describe('roles', () => {
+  it('lets a Member see the team but not the API keys', async () => {
+    const { email, password } = await addMember('member');
+    const member = (await signIn(email, password)).body.token;
+    expect((await call(url(), 'GET', '/dashboard/v1/members', { token: member })).status).toBe(200);
+    for (const [method, path] of [
+      ['GET', `/dashboard/v1/apps/${appId}/api-key`],
+      ['POST', `/dashboard/v1/apps/${appId}/api-key/revoke`],
+      ['POST', `/dashboard/v1/apps/${appId}/api-key/rotate`],
+      ['GET', `/dashboard/v1/apps/${appId}/api-key/audit`],
+    ] as const) {
+      const answer = await call(url(), method, path, { token: member });
+      expect(answer.status).toBe(403);
+      expect(answer.body).toMatchObject({ error: 'insufficient_role' });
+    }
+    const patch = await call(url(), 'PATCH', `/dashboard/v1/apps/${appId}/api-key`, { token: member, body: { grant: ['tickets:write'] } });
+    expect(patch.status).toBe(403);
+  });
+
+  it('lets an Admin manage keys but not roles or the plan', async () => {
+    const { email, password } = await addMember('admin');
+    const admin = (await signIn(email, password)).body.token;
+    expect((await call(url(), 'GET', `/dashboard/v1/apps/${appId}/api-key`, { token: admin })).status).toBe(200);
+    const plan = await call(url(), 'PATCH', '/dashboard/v1/team', { token: admin, body: { plan: 'starter' } });
+    expect(plan.status).toBe(403);
+    const members = await call<{ items: Array<{ id: string; role: string }> }>(url(), 'GET', '/dashboard/v1/members', { token: admin });
+    const someone = members.body.items.find((item) => item.role === 'member')!;
+    const role = await call(url(), 'PATCH', `/dashboard/v1/members/${someone.id}`, { token: admin, body: { role: 'admin' } });
+    expect(role.status).toBe(403);
+    const promote = await addMember('owner', admin);
+    expect(promote.added.status).toBe(403);
+  });
+
+  it('takes a demotion into account at once, whatever the older session token says', async () => {
+    const { added, email, password } = await addMember('admin');
+    const adminToken = (await signIn(email, password)).body.token;
+    await call(url(), 'PATCH', `/dashboard/v1/members/${added.body.id}`, { token: owner.token, body: { role: 'member' } });
+    const answer = await call(url(), 'GET', `/dashboard/v1/apps/${appId}/api-key`, { token: adminToken });
+    expect(answer.status).toBe(403);
+  });
+
+  it('never lets the last Owner be demoted or removed', async () => {
+    const demote = await call(url(), 'PATCH', `/dashboard/v1/members/${owner.memberId}`, { token: owner.token, body: { role: 'admin' } });
+    expect(demote.status).toBe(409);
+    expect(demote.body).toMatchObject({ error: 'last_owner' });
+    const remove = await call(url(), 'DELETE', `/dashboard/v1/members/${owner.memberId}`, { token: owner.token });
+    expect(remove.status).toBe(409);
+  });
+
+  it('lets an Owner step down once another Owner exists', async () => {
+    const second = await addMember('owner');
+    expect(second.added.status).toBe(201);
+    const secondToken = (await signIn(second.email, second.password)).body.token;
+    const demote = await call(url(), 'PATCH', `/dashboard/v1/members/${second.added.body.id}`, { token: owner.token, body: { role: 'admin' } });
+    expect(demote.status).toBe(200);
+    expect((await call(url(), 'GET', '/dashboard/v1/team', { token: secondToken })).status).toBe(200);
+  });
+
+  it('removes a member, whose session stops working', async () => {
+    const { added, email, password } = await addMember('member');
+    const token = (await signIn(email, password)).body.token;
+    expect((await call(url(), 'DELETE', `/dashboard/v1/members/${added.body.id}`, { token: owner.token })).status).toBe(204);
+    const answer = await call(url(), 'GET', '/dashboard/v1/members', { token });
+    expect(answer.status).toBe(401);
+    expect(answer.body).toMatchObject({ error: 'invalid_session' });
+  });
+
+  it('lets only the Owner change the plan', async () => {
+    const changed = await call<{ plan: string }>(url(), 'PATCH', '/dashboard/v1/team', { token: owner.token, body: { plan: 'starter' } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.plan).toBe('starter');
+    const invalid = await call(url(), 'PATCH', '/dashboard/v1/team', { token: owner.token, body: { plan: 'gold' } });
+    expect(invalid.status).toBe(400);
+  });
+
+  it('keeps one team from seeing or touching another team\'s apps', async () => {
+    const other = await signUpTeam(url(), 'pro');
+    const answer = await call(url(), 'GET', `/dashboard/v1/apps/${appId}/api-key`, { token: other.token });
+    expect(answer.status).toBe(404);
+    const revoke = await call(url(), 'POST', `/dashboard/v1/apps/${appId}/api-key/revoke`, { token: other.token });
+    expect(revoke.status).toBe(404);
+  });
+});

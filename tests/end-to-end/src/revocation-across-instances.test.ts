@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import amqplib from 'amqplib';
+import type { ApiService } from '../../../services/api/src/service.js';
+import { call, createApp, signUpTeam } from './dashboard.js';
+import type { Owner } from './dashboard.js';
+import { AMQP_URL, startSystem } from './system.js';
+import type { RunningSystem } from './system.js';
+
+let system: RunningSystem;
+let second: ApiService;
+let owner: Owner;
+
+beforeAll(async () => {
+  system = await startSystem();
+  second = await system.startAnotherApi();
+  owner = await signUpTeam(system.api.url, 'pro');
+}, 60_000);
+
+afterAll(async () => {
+  await system?.stop();
+});
+
+const createSuggestion = (baseUrl: string, key: string) =>
+  call(baseUrl, 'POST', '/api/v1/suggestions', { key, body: { title: 'Sync', author: { external_id: 'u-9', name: null } } });
+
+async function appWarmOnBothInstances() {
+  const app = await createApp(system.api.url, owner.token);
+  await call(system.api.url, 'PATCH', `/dashboard/v1/apps/${app.appId}/api-key`, { token: owner.token, body: { full_access: true } });
+  // Both instances now hold the key in their caches.
+  expect((await createSuggestion(system.api.url, app.secretKey)).status).toBe(201);
+  expect((await createSuggestion(second.url, app.secretKey)).status).toBe(201);
+  return app;
+}
+
+describe('with two api instances', () => {
+  it('a key revoked through one is refused by the other as soon as the dashboard call returns', async () => {
+    const app = await appWarmOnBothInstances();
+    const revoked = await call(system.api.url, 'POST', `/dashboard/v1/apps/${app.appId}/api-key/revoke`, { token: owner.token });
+    expect(revoked.status).toBe(200);
+    const onSecond = await createSuggestion(second.url, app.secretKey);
+    expect(onSecond.status).toBe(401);
+    expect(onSecond.body).toMatchObject({ error: 'revoked_api_key' });
+  });
+
+  it('a key rotated through one is refused by the other as soon as the dashboard call returns', async () => {
+    const app = await appWarmOnBothInstances();
+    const rotated = await call<{ secret_key: string }>(second.url, 'POST', `/dashboard/v1/apps/${app.appId}/api-key/rotate`, { token: owner.token });
+    expect(rotated.status).toBe(200);
+    expect((await createSuggestion(system.api.url, app.secretKey)).status).toBe(401);
+    expect((await createSuggestion(system.api.url, rotated.body.secret_key)).status).toBe(201);
+  });
+
+  it('a removed scope is refused by the other at once', async () => {
+    const app = await appWarmOnBothInstances();
+    await call(system.api.url, 'PATCH', `/dashboard/v1/apps/${app.appId}/api-key`, { token: owner.token, body: { full_access: false } });
+    expect((await createSuggestion(second.url, app.secretKey)).status).toBe(403);
+  });
+
+  it('a revocation that some live instance does not confirm is reported, not silently assumed', async () => {
+    const app = await appWarmOnBothInstances();
+    // A third "instance" that is counted as live but never acknowledges a change.
+    const connection = await amqplib.connect(AMQP_URL);
+    const channel = await connection.createChannel();
+    const presenceQueue = `${system.namespace}api.instances`;
+    await channel.assertQueue(presenceQueue, { durable: true });
+    await channel.consume(presenceQueue, () => undefined, { noAck: true });
+    try {
+      const revoked = await call(system.api.url, 'POST', `/dashboard/v1/apps/${app.appId}/api-key/revoke`, { token: owner.token });
+      expect(revoked.status).toBe(503);
+      expect(revoked.body).toMatchObject({ error: 'propagation_unconfirmed' });
+      // The revocation itself is saved, and the instances that did confirm refuse the key.
+      expect((await createSuggestion(second.url, app.secretKey)).status).toBe(401);
+    } finally {
+      await connection.close();
+    }
+  }, 30_000);
+});
