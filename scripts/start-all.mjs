@@ -1,6 +1,7 @@
 // Starts api, authority and webhook-worker from their builds (pnpm build), creates the database
 // if it is missing, waits until each answers ready, and stops them all on Ctrl-C or SIGTERM.
 // Each service applies its own migrations at start-up.
+import { generateKeyPairSync } from 'node:crypto';
 import { concurrently } from 'concurrently';
 import pg from 'pg';
 
@@ -9,6 +10,11 @@ const env = {
   AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
   ...process.env,
 };
+if (!env.SESSION_SIGNING_KEY) {
+  // A key for this run only: sessions end when the system stops. Set SESSION_SIGNING_KEY to keep them.
+  env.SESSION_SIGNING_KEY = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  console.log('SESSION_SIGNING_KEY is not set: member sessions are signed with a key made for this run');
+}
 const ports = { api: env.PORT ?? '3000', authority: env.AUTHORITY_HEALTH_PORT ?? '3001', worker: env.WORKER_HEALTH_PORT ?? '3002' };
 
 async function ensureDatabase(url) {
