@@ -99,7 +99,7 @@ export function url(options: Common<string> & { protocols: readonly string[] }):
     },
     (value) => {
       const parsed = new URL(value);
-      if (parsed.password) parsed.password = '[redacted]';
+      if (parsed.password) parsed.password = 'redacted';
       return parsed.toString();
     },
   );
