@@ -1,42 +1,43 @@
 import { Router } from 'express';
+import type { Request } from 'express';
+import type { RpcMethod, RpcRequest } from '@feedback/contracts';
 import { memberAuth } from '../../auth/member-auth.js';
 import type { RouteContext } from '../route-context.js';
-import { signUpRoute } from './sign-up.js';
-import { signInRoute } from './sign-in.js';
-import { getTeamRoute } from './get-team.js';
-import { changePlanRoute } from './change-plan.js';
-import { listMembersRoute } from './list-members.js';
-import { addMemberRoute } from './add-member.js';
-import { changeRoleRoute } from './change-role.js';
-import { removeMemberRoute } from './remove-member.js';
-import { listAppsRoute } from './list-apps.js';
-import { createAppRoute } from './create-app.js';
-import { getApiKeyRoute } from './get-api-key.js';
-import { changeKeyScopesRoute } from './change-key-scopes.js';
-import { revokeKeyRoute } from './revoke-key.js';
-import { restoreKeyRoute } from './restore-key.js';
-import { rotateKeyRoute } from './rotate-key.js';
-import { listKeyAuditRoute } from './list-key-audit.js';
+import { DASHBOARD_ROUTES } from './dashboard-routes.js';
+import type { DashboardRoute } from './dashboard-routes.js';
 
-/** Every /dashboard/v1 route: sign-up and sign-in are public, the rest need a member session. */
+/** The JSON body as an object (an absent body is an empty one). */
+const bodyOf = (request: Request): Record<string, unknown> =>
+  request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
+
+/** A path parameter as its field: app ids are numbers; anything else becomes NaN, which the contract refuses by name. */
+function paramValue(field: 'app_id' | 'member_id', raw: string): string | number {
+  if (field === 'member_id') return raw;
+  return /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+}
+
+/**
+ * The command's request: body fields first, so neither a path parameter nor the acting member
+ * (always from the session) can be overridden by the body.
+ */
+function commandRequest(route: DashboardRoute, request: Request): RpcRequest<RpcMethod> {
+  const fields: Record<string, unknown> = route.body ? { ...bodyOf(request) } : {};
+  for (const [param, field] of Object.entries(route.params ?? {})) fields[field] = paramValue(field, String(request.params[param]));
+  if (!route.public) fields['actor'] = { member_id: request.member!.member_id, team_id: request.member!.team_id };
+  return fields as RpcRequest<RpcMethod>;
+}
+
+/** Every /dashboard/v1 route: public ones first, then the member session is required. */
 export function dashboardRouter(context: RouteContext): Router {
   const router = Router();
-  router.use(signUpRoute(context));
-  router.use(signInRoute(context));
+  const mount = (route: DashboardRoute) =>
+    router[route.method](route.path, async (request, response) => {
+      const result = await context.rpc.call(route.command, commandRequest(route, request), { timeoutMs: context.dashboardTimeoutMs });
+      if (route.status === 204) response.status(204).end();
+      else response.status(route.status ?? 200).json(result);
+    });
+  DASHBOARD_ROUTES.filter((route) => route.public).forEach(mount);
   router.use(memberAuth(context.rpc));
-  router.use(getTeamRoute(context));
-  router.use(changePlanRoute(context));
-  router.use(listMembersRoute(context));
-  router.use(addMemberRoute(context));
-  router.use(changeRoleRoute(context));
-  router.use(removeMemberRoute(context));
-  router.use(listAppsRoute(context));
-  router.use(createAppRoute(context));
-  router.use(getApiKeyRoute(context));
-  router.use(changeKeyScopesRoute(context));
-  router.use(revokeKeyRoute(context));
-  router.use(restoreKeyRoute(context));
-  router.use(rotateKeyRoute(context));
-  router.use(listKeyAuditRoute(context));
+  DASHBOARD_ROUTES.filter((route) => !route.public).forEach(mount);
   return router;
 }

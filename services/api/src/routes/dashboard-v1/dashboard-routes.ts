@@ -1,0 +1,55 @@
+import type { RpcMethod } from '@feedback/contracts';
+
+/**
+ * Every /dashboard/v1 route. Each is one authority command: its request is the JSON body (if
+ * `body`), the path parameters (`params`) and the signed-in member as `actor` (unless `public`).
+ * The router and the OpenAPI document are both built from this table.
+ */
+export interface DashboardRoute {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** Express path below /dashboard/v1. */
+  path: string;
+  command: RpcMethod;
+  summary: string;
+  /** Answered without a member session. Default: false. */
+  public?: boolean;
+  /** Default: 200. */
+  status?: 200 | 201 | 204;
+  /** The command's fields (besides actor and params) come from the JSON body. Default: false. */
+  body?: boolean;
+  /** Path parameter name -> command field. */
+  params?: Record<string, 'app_id' | 'member_id'>;
+}
+
+const app = { appId: 'app_id' } as const;
+
+export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
+  { method: 'post', path: '/sign-up', command: 'authority.signUp', public: true, body: true, status: 201,
+    summary: 'Creates a team on the Free plan and its Owner; answers a session.' },
+  { method: 'post', path: '/sign-in', command: 'authority.signIn', public: true, body: true,
+    summary: 'Answers a session for an email and password.' },
+  { method: 'get', path: '/team', command: 'authority.getTeam', summary: "The signed-in member's team." },
+  { method: 'patch', path: '/team', command: 'authority.changePlan', body: true, summary: 'Owner only: changes the plan.' },
+  { method: 'get', path: '/members', command: 'authority.listMembers', summary: "The team's members." },
+  { method: 'post', path: '/members', command: 'authority.addMember', body: true, status: 201,
+    summary: 'Owner or Admin: adds a member; only an Owner adds Admins and Owners.' },
+  { method: 'patch', path: '/members/:memberId', command: 'authority.changeRole', body: true, params: { memberId: 'member_id' },
+    summary: "Owner only: changes a member's role. The last Owner stays one." },
+  { method: 'delete', path: '/members/:memberId', command: 'authority.removeMember', status: 204, params: { memberId: 'member_id' },
+    summary: 'Removes a member (Admins remove Members; Owners anyone). The last Owner cannot be removed.' },
+  { method: 'get', path: '/apps', command: 'authority.listApps', summary: "The team's apps." },
+  { method: 'post', path: '/apps', command: 'authority.createApp', body: true, status: 201,
+    summary: "Owner or Admin: creates an app. The answer shows its secret key, once." },
+  { method: 'get', path: '/apps/:appId/api-key', command: 'authority.getApiKey', params: app,
+    summary: "Owner or Admin: the app's key: scopes, Full access, status, last usage. Never the key." },
+  { method: 'patch', path: '/apps/:appId/api-key', command: 'authority.changeKeyScopes', body: true, params: app,
+    summary: 'Owner or Admin: grants or removes scopes, or sets Full access. Effective on every API server when this returns.' },
+  { method: 'post', path: '/apps/:appId/api-key/revoke', command: 'authority.revokeKey', params: app,
+    summary: 'Owner or Admin: every request with the key gets 401 once this returns. The key does not change.' },
+  { method: 'post', path: '/apps/:appId/api-key/restore', command: 'authority.restoreKey', params: app,
+    summary: 'Owner or Admin: the same key works again.' },
+  { method: 'post', path: '/apps/:appId/api-key/rotate', command: 'authority.rotateKey', params: app,
+    summary: 'Owner or Admin: a new key, shown once, with the same scopes; the old key gets 401 once this returns.' },
+  { method: 'get', path: '/apps/:appId/api-key/audit', command: 'authority.listKeyAudit', params: app,
+    summary: 'Owner or Admin: who granted, removed, revoked, restored or rotated, and when; newest first.' },
+];
