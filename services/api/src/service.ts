@@ -60,6 +60,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     },
     isShuttingDown: () => lifecycle.isShuttingDown,
     trustProxy: config.trustProxy,
+    publicBaseUrl: config.publicBaseUrl,
   });
   const server: Server = app.listen(config.port);
   await once(server, 'listening');

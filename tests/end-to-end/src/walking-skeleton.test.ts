@@ -43,6 +43,12 @@ describe('walking skeleton: api, authority and worker over the real broker and d
     }
   });
 
+  it('serves the OpenAPI document publicly, without a key', async () => {
+    const response = await fetch(`${system.api.url}/api/v1/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ openapi: '3.1.0' });
+  });
+
   it('refuses a request without a key, with a stable code and a WWW-Authenticate challenge', async () => {
     const response = await post('/api/v1/suggestions', suggestion);
     expect(response.status).toBe(401);

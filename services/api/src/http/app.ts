@@ -3,6 +3,7 @@ import type { Express, RequestHandler } from 'express';
 import type { Logger } from '@feedback/logging';
 import { healthRouter } from '@feedback/service-runtime';
 import type { ReadinessCheck } from '@feedback/service-runtime';
+import { buildOpenApiDocument } from '../openapi/openapi-document.js';
 import { createSuggestionRoute } from '../routes/api-v1/create-suggestion.js';
 import { dashboardRouter } from '../routes/dashboard-v1/dashboard-router.js';
 import type { RouteContext } from '../routes/route-context.js';
@@ -20,6 +21,8 @@ export interface AppOptions {
   isShuttingDown: () => boolean;
   /** Express "trust proxy": which proxies may set the client address. */
   trustProxy: string;
+  /** Base address customers call, for the OpenAPI document's server. */
+  publicBaseUrl: string;
 }
 
 export function buildApp(options: AppOptions): Express {
@@ -29,6 +32,12 @@ export function buildApp(options: AppOptions): Express {
   app.use(healthRouter(options.readiness, options.isShuttingDown));
   app.use(requestContext(options.logger));
   app.use(express.json({ limit: '256kb' }));
+
+  // Public, no key: built once from the same schemas and routes the server uses.
+  const openApiDocument = buildOpenApiDocument({ publicBaseUrl: options.publicBaseUrl });
+  app.get('/api/v1/openapi.json', (_request, response) => {
+    response.json(openApiDocument);
+  });
 
   const apiV1 = express.Router();
   apiV1.use(options.failureRateLimit, options.secretKeyAuth);

@@ -22,3 +22,24 @@ export const createSuggestionRequest = defineContract('create-suggestion-request
   },
 } as const);
 export type CreateSuggestionRequest = ReturnType<typeof createSuggestionRequest.parse>;
+
+/** A suggestion as the API answers it. */
+export const suggestionSchema = {
+  type: 'object',
+  required: ['id', 'title', 'body', 'status', 'author', 'created_at', 'updated_at'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'integer' },
+    title: { type: 'string' },
+    body: { type: ['string', 'null'] },
+    status: { type: 'string' },
+    author: {
+      type: 'object',
+      required: ['external_id', 'name'],
+      additionalProperties: false,
+      properties: { external_id: { type: 'string' }, name: { type: ['string', 'null'] } },
+    },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
