@@ -15,6 +15,7 @@ import { connectApiDatabase, migrateApiDatabase } from './database.js';
 import type { PrismaClient } from './database.js';
 import { buildApp } from './http/app.js';
 import { OutboxRelay } from './outbox/relay.js';
+import type { RouteContext } from './routes/route-context.js';
 
 export interface ApiService {
   /** Where the HTTP server listens, e.g. http://127.0.0.1:3000. */
@@ -22,6 +23,8 @@ export interface ApiService {
   prisma: PrismaClient;
   outboxRelay: OutboxRelay;
   keyUsage: KeyUsageRecorder;
+  /** What the routes are built with (the benchmark mounts the same handlers without authentication). */
+  routeContext: RouteContext;
   lifecycle: Lifecycle;
   shutdownSteps(): ShutdownStep[];
   stop(): Promise<void>;
@@ -43,14 +46,15 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const keyUsage = new KeyUsageRecorder(publisher, names, logger);
 
   const lifecycle = new Lifecycle(logger);
+  const routeContext: RouteContext = {
+    prisma,
+    rpc,
+    outboxRelay,
+    links: { dashboardUrl: config.dashboardUrl, docsUrl: config.docsUrl },
+    dashboardTimeoutMs: config.dashboardRpcTimeoutMs,
+  };
   const app = buildApp({
-    context: {
-      prisma,
-      rpc,
-      outboxRelay,
-      links: { dashboardUrl: config.dashboardUrl, docsUrl: config.docsUrl },
-      dashboardTimeoutMs: config.dashboardRpcTimeoutMs,
-    },
+    context: routeContext,
     logger,
     secretKeyAuth: secretKeyAuth(verifier, keyUsage),
     failureRateLimit: failureRateLimit({ limit: config.authFailureLimit }),
@@ -81,6 +85,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     prisma,
     outboxRelay,
     keyUsage,
+    routeContext,
     lifecycle,
     shutdownSteps,
     stop: () => lifecycle.shutdown(shutdownSteps()),
@@ -88,4 +93,5 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
 }
 
 export { readApiConfig } from './config.js';
+export { buildApp } from './http/app.js';
 export type { ApiConfig } from './config.js';

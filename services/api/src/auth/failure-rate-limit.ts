@@ -1,32 +1,34 @@
-import type { Request, RequestHandler } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import type { RequestHandler } from 'express';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { ApiError } from '../http/api-error.js';
 
 export interface FailureRateLimitOptions {
   /** Failed authentications allowed per client address in a window. Default: 30. */
   limit?: number;
-  /** Window length. Default: 60000. */
-  windowMs?: number;
+  /** Window length in seconds. Default: 60. */
+  windowSeconds?: number;
 }
 
 /**
- * Slows down key and password guessing: only answers 401 count, so a client with a valid key is
- * never limited by this. Counts are per api instance (in memory).
+ * Slows down key and password guessing. Only answers that were 401 count, and only once they
+ * are sent, so any number of concurrent requests with a valid key is never limited; a client
+ * address over the limit gets 429 with Retry-After until its window ends. Counts are per api
+ * instance (in memory).
  */
 export function failureRateLimit(options: FailureRateLimitOptions = {}): RequestHandler {
-  return rateLimit({
-    windowMs: options.windowMs ?? 60_000,
-    limit: options.limit ?? 30,
-    standardHeaders: 'draft-7',
-    legacyHeaders: false,
-    requestWasSuccessful: (_request, response) => response.statusCode !== 401,
-    skipSuccessfulRequests: true,
-    handler: (request, _response, next) => {
-      const resetTime = (request as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-      const retryAfter = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + 60_000) - Date.now()) / 1000));
-      next(
-        new ApiError('rate_limited', 'Too many failed authentication attempts. Wait before retrying.', {}, { 'Retry-After': String(retryAfter) }),
-      );
-    },
-  });
+  const limit = options.limit ?? 30;
+  const failures = new RateLimiterMemory({ points: limit, duration: options.windowSeconds ?? 60 });
+  return async (request, response, next) => {
+    const client = request.ip ?? 'unknown';
+    const counted = await failures.get(client);
+    if (counted && counted.consumedPoints >= limit) {
+      const retryAfter = String(Math.max(1, Math.ceil(counted.msBeforeNext / 1000)));
+      next(new ApiError('rate_limited', 'Too many failed authentication attempts. Wait before retrying.', {}, { 'Retry-After': retryAfter }));
+      return;
+    }
+    response.on('finish', () => {
+      if (response.statusCode === 401) failures.penalty(client, 1).catch(() => undefined);
+    });
+    next();
+  };
 }

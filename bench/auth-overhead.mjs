@@ -1,0 +1,115 @@
+// How much does checking a secret key cost a request? Throughput of POST /api/v1/suggestions
+// with real authentication (key checksum, hash, cached lookup at the authority over RabbitMQ,
+// scope check, usage recording) against the very same handler mounted behind a pass-through that
+// sets the same identity. Both run in this process, one after the other, interleaved, in one run.
+// Target: authenticated >= 85% of unauthenticated.
+//
+//   pnpm build && node bench/auth-overhead.mjs            (PostgreSQL and RabbitMQ on default ports)
+//   BENCH_SECONDS=10 BENCH_CONNECTIONS=50 node bench/auth-overhead.mjs
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import winston from 'winston';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { createLogger } = await import(`${root}packages/logging/dist/index.js`);
+const { startAuthority, readAuthorityConfig } = await import(`${root}services/authority/dist/service.js`);
+const { startApi, readApiConfig, buildApp } = await import(`${root}services/api/dist/service.js`);
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const amqpUrl = process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+const suffix = randomBytes(4).toString('hex');
+const database = `feedback_bench_${suffix}`;
+const admin = new pg.Client({ connectionString: postgresUrl });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${database}`);
+const databaseUrl = Object.assign(new URL(postgresUrl), { pathname: `/${database}` }).toString();
+
+const env = {
+  DATABASE_URL: databaseUrl,
+  AMQP_URL: amqpUrl,
+  BROKER_NAMESPACE: `bench-${suffix}.`,
+  PORT: '0',
+  HEALTH_PORT: '0',
+  LOG_LEVEL: 'error',
+  SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+};
+const quiet = (service) => createLogger({ service, level: 'error', transports: [new winston.transports.Console({ silent: true })] });
+const authority = await startAuthority(readAuthorityConfig(env).config, quiet('authority'));
+const api = await startApi(readApiConfig(env).config, quiet('api'));
+
+async function dashboard(method, path, token, body) {
+  const response = await fetch(`${api.url}/dashboard/v1${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body && JSON.stringify(body),
+  });
+  return response.json();
+}
+const { token } = await dashboard('POST', '/sign-up', undefined, {
+  team_name: 'Bench', name: 'Bench', email: `bench-${suffix}@example.com`, password: 'benchmark password',
+});
+await dashboard('PATCH', '/team', token, { plan: 'pro' });
+const created = await dashboard('POST', '/apps', token, { name: 'Bench app' });
+await dashboard('PATCH', `/apps/${created.app.id}/api-key`, token, { grant: ['suggestions:write'] });
+const secretKey = created.secret_key;
+
+// The same routes, behind a pass-through that sets the identity the real check would.
+const identity = {
+  key_id: 'bench', app: { id: created.app.id, public_key: created.app.public_key }, team_id: 'bench', plan: 'pro', scopes: ['suggestions:read', 'tickets:read', 'suggestions:write'], full_access: false,
+};
+const unauthenticated = buildApp({
+  context: api.routeContext,
+  logger: quiet('api-bench'),
+  secretKeyAuth: (request, _response, next) => { request.apiKey = identity; next(); },
+  failureRateLimit: (_request, _response, next) => next(),
+  readiness: {},
+  isShuttingDown: () => false,
+  trustProxy: 'loopback',
+  publicBaseUrl: 'http://127.0.0.1',
+}).listen(0);
+await once(unauthenticated, 'listening');
+const unauthenticatedUrl = `http://127.0.0.1:${unauthenticated.address().port}`;
+
+const body = JSON.stringify({ title: 'Benchmark suggestion', author: { external_id: 'bench-user', name: 'Bench' } });
+async function load(url, headers) {
+  // A separate process, so the load generator does not share the servers' event loop.
+  const args = ['-c', String(connections), '-d', String(seconds), '-m', 'POST', '-j', '-b', body, '-H', 'content-type=application/json'];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
+  const child = spawn(`${root}node_modules/.bin/autocannon`, [...args, `${url}/api/v1/suggestions`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  await once(child, 'close');
+  const result = JSON.parse(output);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`non-2xx answers: ${JSON.stringify(result.statusCodeStats)}, errors: ${result.errors}`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+await load(api.url, { authorization: `Bearer ${secretKey}` }); // warm-up: caches, pools, JIT
+const results = { authenticated: [], unauthenticated: [] };
+for (let round = 0; round < rounds; round += 1) {
+  results.unauthenticated.push(await load(unauthenticatedUrl, {}));
+  results.authenticated.push(await load(api.url, { authorization: `Bearer ${secretKey}` }));
+}
+const mean = (runs, field) => runs.reduce((sum, run) => sum + run[field], 0) / runs.length;
+const authenticatedRps = mean(results.authenticated, 'rps');
+const unauthenticatedRps = mean(results.unauthenticated, 'rps');
+console.log(`POST /api/v1/suggestions, ${connections} connections, ${seconds}s x ${rounds} rounds each, interleaved`);
+console.table({
+  unauthenticated: { 'req/s': Math.round(unauthenticatedRps), 'p50 ms': mean(results.unauthenticated, 'p50'), 'p99 ms': mean(results.unauthenticated, 'p99') },
+  authenticated: { 'req/s': Math.round(authenticatedRps), 'p50 ms': mean(results.authenticated, 'p50'), 'p99 ms': mean(results.authenticated, 'p99') },
+});
+const ratio = authenticatedRps / unauthenticatedRps;
+console.log(`authenticated / unauthenticated throughput: ${(ratio * 100).toFixed(1)}% (target >= 85%): ${ratio >= 0.85 ? 'met' : 'NOT met'}`);
+
+unauthenticated.close();
+await api.stop();
+await authority.stop();
+await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
+await admin.end();
