@@ -159,8 +159,10 @@ describe('every response', () => {
   it('carries a request id, echoing a safe one the client sent', async () => {
     const mine = await fetch(`${url()}/api/v1/suggestions`, { headers: { 'x-request-id': 'client-trace-1' } });
     expect(mine.headers.get('x-request-id')).toBe('client-trace-1');
-    const generated = await fetch(`${url()}/dashboard/v1/team`);
-    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    for (const path of ['/dashboard/v1/team', '/health/ready', '/no/such/route', '/api/v1/openapi.json']) {
+      const generated = await fetch(`${url()}${path}`);
+      expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    }
   });
 });
 

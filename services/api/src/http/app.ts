@@ -29,8 +29,8 @@ export function buildApp(options: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy);
-  app.use(healthRouter(options.readiness, options.isShuttingDown));
   app.use(requestContext(options.logger));
+  app.use(healthRouter(options.readiness, options.isShuttingDown));
   app.use(express.json({ limit: '256kb' }));
 
   // Public, no key: built once from the same schemas and routes the server uses.

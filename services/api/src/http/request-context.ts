@@ -24,6 +24,8 @@ export function requestContext(logger: Logger): RequestHandler {
     response.setHeader('X-Request-Id', request.id);
     const started = process.hrtime.bigint();
     response.on('finish', () => {
+      // Probes arrive every few seconds; logging each would drown the rest.
+      if (request.path.startsWith('/health/') && response.statusCode === 200) return;
       request.log.info('request', {
         method: request.method,
         path: request.path,
