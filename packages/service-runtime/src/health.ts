@@ -30,3 +30,14 @@ export function healthRouter(checks: Record<string, ReadinessCheck>, isShuttingD
   });
   return router;
 }
+
+/** The readiness of a service that needs its broker connection and its database. */
+export function brokerAndDatabaseChecks(
+  broker: { readonly connected: boolean },
+  database: { $queryRaw(query: TemplateStringsArray): Promise<unknown> },
+): Record<string, ReadinessCheck> {
+  return {
+    broker: () => broker.connected,
+    database: async () => (await database.$queryRaw`SELECT 1`, true),
+  };
+}

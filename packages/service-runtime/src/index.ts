@@ -1,4 +1,4 @@
-export { healthRouter } from './health.js';
+export { healthRouter, brokerAndDatabaseChecks } from './health.js';
 export type { ReadinessCheck } from './health.js';
 export { Lifecycle, startHealthServer, closeServer } from './lifecycle.js';
 export type { ShutdownStep } from './lifecycle.js';

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@feedback/logging';
 import { Broker, ConfirmedPublisher, RpcClient, declareExchanges, topologyNames } from '@feedback/messaging';
-import { Lifecycle, closeServer } from '@feedback/service-runtime';
+import { Lifecycle, brokerAndDatabaseChecks, closeServer } from '@feedback/service-runtime';
 import type { ShutdownStep } from '@feedback/service-runtime';
 import { failureRateLimit } from './auth/failure-rate-limit.js';
 import { KeyChangeListener } from './auth/key-change-listener.js';
@@ -58,10 +58,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     logger,
     secretKeyAuth: secretKeyAuth(verifier, keyUsage),
     failureRateLimit: failureRateLimit({ limit: config.authFailureLimit }),
-    readiness: {
-      broker: () => broker.connected,
-      database: async () => (await prisma.$queryRaw`SELECT 1`, true),
-    },
+    readiness: brokerAndDatabaseChecks(broker, prisma),
     isShuttingDown: () => lifecycle.isShuttingDown,
     trustProxy: config.trustProxy,
     publicBaseUrl: config.publicBaseUrl,

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Logger } from '@feedback/logging';
 import { Broker, serveRpc, topologyNames } from '@feedback/messaging';
-import { Lifecycle, closeServer, startHealthServer } from '@feedback/service-runtime';
+import { Lifecycle, brokerAndDatabaseChecks, closeServer, startHealthServer } from '@feedback/service-runtime';
 import type { ShutdownStep } from '@feedback/service-runtime';
 import type { AuthorityConfig } from './config.js';
 import { connectAuthorityDatabase, migrateAuthorityDatabase } from './database.js';
@@ -60,10 +60,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   const healthServer = await startHealthServer({
     port: config.healthPort,
     lifecycle,
-    checks: {
-      broker: () => broker.connected,
-      database: async () => (await prisma.$queryRaw`SELECT 1`, true),
-    },
+    checks: brokerAndDatabaseChecks(broker, prisma),
   });
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop answering rpc', run: () => rpc.stop() },

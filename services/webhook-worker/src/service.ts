@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Logger } from '@feedback/logging';
 import { Broker, topologyNames } from '@feedback/messaging';
-import { Lifecycle, closeServer, startHealthServer } from '@feedback/service-runtime';
+import { Lifecycle, brokerAndDatabaseChecks, closeServer, startHealthServer } from '@feedback/service-runtime';
 import type { ShutdownStep } from '@feedback/service-runtime';
 import type { WorkerConfig } from './config.js';
 import { consumeDomainEvents } from './consumers/domain-events.js';
@@ -27,10 +27,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const healthServer = await startHealthServer({
     port: config.healthPort,
     lifecycle,
-    checks: {
-      broker: () => broker.connected,
-      database: async () => (await prisma.$queryRaw`SELECT 1`, true),
-    },
+    checks: brokerAndDatabaseChecks(broker, prisma),
   });
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop consuming and finish events in flight', run: () => events.stop() },
