@@ -3,7 +3,8 @@ import { defineContract } from './contract.js';
 /**
  * Published by the authority on `authority.events` when a key stops being valid as it was
  * (revoked, rotated, scopes changed, plan changed). Every api instance drops it from its cache
- * and acknowledges, and the dashboard call returns only after every instance has.
+ * and acknowledges with its instance id; the dashboard call returns only after every instance
+ * holding a cache lease has.
  */
 export const keyChangeContract = defineContract('authority.key-changed', {
   type: 'object',

@@ -234,6 +234,34 @@ export const rpcMethods = {
     request: defineContract('authority.listKeyAudit.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
     result: defineContract('authority.listKeyAudit.result', listOf(keyAuditEntrySchema)),
   },
+  /**
+   * An api instance says it is alive and may serve keys from its cache for `cache_ttl_ms` from
+   * now. Key changes wait for every instance whose lease has not ended.
+   */
+  'authority.registerApiInstance': {
+    request: defineContract('authority.registerApiInstance.request', {
+      type: 'object',
+      required: ['instance_id', 'cache_ttl_ms'],
+      additionalProperties: false,
+      properties: { instance_id: { type: 'string', format: 'uuid' }, cache_ttl_ms: { type: 'integer', minimum: 0, maximum: 3_600_000 } },
+    } as const),
+    result: defineContract('authority.registerApiInstance.result', {
+      type: 'object',
+      required: ['lease_until'],
+      additionalProperties: false,
+      properties: { lease_until: { type: 'string', format: 'date-time' } },
+    } as const),
+  },
+  /** An api instance stopping: key changes stop waiting for it. */
+  'authority.unregisterApiInstance': {
+    request: defineContract('authority.unregisterApiInstance.request', {
+      type: 'object',
+      required: ['instance_id'],
+      additionalProperties: false,
+      properties: { instance_id: { type: 'string', format: 'uuid' } },
+    } as const),
+    result: defineContract('authority.unregisterApiInstance.result', { type: 'object', additionalProperties: false } as const),
+  },
 } as const;
 
 export type RpcMethod = keyof typeof rpcMethods;

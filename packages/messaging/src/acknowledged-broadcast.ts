@@ -5,24 +5,24 @@ import type { Broker, ChannelSetup } from './broker.js';
 
 const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
 
-/** Fewer receivers acknowledged than were expected within the time limit. */
+/** Some expected receivers did not acknowledge within the time limit. */
 export class BroadcastTimeoutError extends Error {
   override readonly name = 'BroadcastTimeoutError';
   readonly code = 'broadcast_timeout';
   constructor(
     readonly expected: number,
-    readonly acknowledged: number,
+    readonly missing: readonly string[],
   ) {
-    super(`${acknowledged} of ${expected} receivers acknowledged in time`);
+    super(`${missing.length} of ${expected} receivers did not acknowledge in time`);
   }
 }
 
 /**
- * Publishes a message that many receivers get, and resolves once `expected` of them have
- * acknowledged it (over direct reply-to), so the sender knows the message took effect everywhere.
+ * Publishes a message that many receivers get, and resolves once each of the expected receivers
+ * (by id) has acknowledged it over direct reply-to, so the sender knows it took effect everywhere.
  */
 export class AcknowledgedBroadcast {
-  private readonly waiting = new Map<string, { count: number; expected: number; done: () => void }>();
+  private readonly waiting = new Map<string, { missing: Set<string>; done: () => void }>();
   private readonly channel: ChannelWrapper;
 
   constructor(broker: Broker, options: { name: string; setup?: ChannelSetup }) {
@@ -35,35 +35,34 @@ export class AcknowledgedBroadcast {
   private onAck(message: ConsumeMessage): void {
     const entry = this.waiting.get(message.properties.correlationId as string);
     if (!entry) return;
-    entry.count += 1;
-    if (entry.count >= entry.expected) entry.done();
-  }
-
-  /** Consumers on `queue` right now (for a queue whose consumers stand for live receivers). */
-  async consumerCount(queue: string): Promise<number> {
-    return (await this.channel.checkQueue(queue)).consumerCount;
+    try {
+      entry.missing.delete(String((JSON.parse(message.content.toString('utf8')) as { receiver?: unknown }).receiver));
+    } catch {
+      return; // not an acknowledgement of ours
+    }
+    if (entry.missing.size === 0) entry.done();
   }
 
   async send(
     exchange: string,
     routingKey: string,
     body: unknown,
-    options: { expected: number; timeoutMs: number },
+    options: { expectedReceivers: readonly string[]; timeoutMs: number },
   ): Promise<void> {
     const correlationId = randomUUID();
+    const missing = new Set(options.expectedReceivers);
     const acknowledged = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
-        const entry = this.waiting.get(correlationId);
         this.waiting.delete(correlationId);
-        reject(new BroadcastTimeoutError(options.expected, entry?.count ?? 0));
+        reject(new BroadcastTimeoutError(options.expectedReceivers.length, [...missing]));
       }, options.timeoutMs);
       const done = () => {
         clearTimeout(timer);
         this.waiting.delete(correlationId);
         resolve();
       };
-      this.waiting.set(correlationId, { count: 0, expected: options.expected, done });
-      if (options.expected <= 0) done();
+      this.waiting.set(correlationId, { missing, done });
+      if (missing.size === 0) done();
     });
     await this.channel.publish(exchange, routingKey, Buffer.from(JSON.stringify(body)), {
       correlationId,
@@ -80,10 +79,10 @@ export class AcknowledgedBroadcast {
   }
 }
 
-/** A receiver's side: tells the broadcaster this message has taken effect here. */
-export function acknowledgeBroadcast(channel: ConfirmChannel, message: ConsumeMessage): void {
+/** A receiver's side: tells the broadcaster this message has taken effect at `receiver`. */
+export function acknowledgeBroadcast(channel: ConfirmChannel, message: ConsumeMessage, receiver: string): void {
   if (!message.properties.replyTo) return;
-  channel.sendToQueue(message.properties.replyTo as string, Buffer.from('{}'), {
+  channel.sendToQueue(message.properties.replyTo as string, Buffer.from(JSON.stringify({ receiver })), {
     correlationId: message.properties.correlationId as string,
   });
 }

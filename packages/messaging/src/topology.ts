@@ -14,11 +14,6 @@ export function topologyNames(namespace = '') {
     authorityEvents: named('authority.events'),
     /** The worker's durable queue of every domain event. */
     workerDomainEventsQueue: named('webhook-worker.domain-events'),
-    /**
-     * Every api instance holds a consumer on this queue and nothing is ever published to it: its
-     * consumer count is the number of live api instances, which key changes wait to hear from.
-     */
-    apiInstancesQueue: named('api.instances'),
     /** The authority's queue of key usage reports from api instances. */
     keyUsageQueue: named('authority.key-usage'),
     /** Each service answers RPC on `<service>.rpc`. */

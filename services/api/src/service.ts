@@ -5,6 +5,7 @@ import type { Logger } from '@feedback/logging';
 import { Broker, ConfirmedPublisher, RpcClient, declareExchanges, topologyNames } from '@feedback/messaging';
 import { Lifecycle, brokerAndDatabaseChecks, closeServer } from '@feedback/service-runtime';
 import type { ShutdownStep } from '@feedback/service-runtime';
+import { ApiInstancePresence } from './auth/api-instance-presence.js';
 import { failureRateLimit } from './auth/failure-rate-limit.js';
 import { KeyChangeListener } from './auth/key-change-listener.js';
 import { KeyUsageRecorder } from './auth/key-usage-recorder.js';
@@ -40,9 +41,9 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const publisher = new ConfirmedPublisher(broker, { name: 'api-publisher', setup: (channel) => declareExchanges(channel, names) });
   const outboxRelay = new OutboxRelay(prisma, publisher, names, logger, { pollIntervalMs: config.outboxPollMs });
 
-  // The listener's callbacks run only once connected, after both exist.
-  const listener: KeyChangeListener = new KeyChangeListener(broker, names, logger, (change) => verifier.apply(change), () => verifier.clear());
-  const verifier = new SecretKeyVerifier(rpc, () => listener.listening, { ttlMs: config.keyCacheTtlMs });
+  const presence = new ApiInstancePresence(rpc, logger, config.keyCacheTtlMs);
+  const verifier = new SecretKeyVerifier(rpc, () => presence.trustedUntil, { ttlMs: config.keyCacheTtlMs });
+  const listener = new KeyChangeListener(broker, names, presence.instanceId, logger, (change) => verifier.apply(change), () => verifier.clear());
   const keyUsage = new KeyUsageRecorder(publisher, names, logger);
 
   const lifecycle = new Lifecycle(logger);
@@ -71,6 +72,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     { name: 'stop taking requests', run: () => closeServer(server) },
     { name: 'stop the outbox relay (unpublished events wait in the table)', run: () => outboxRelay.stop() },
     { name: 'report key usage', run: () => keyUsage.stop() },
+    { name: 'end the cache lease of this instance', run: () => presence.stop() },
     { name: 'stop listening for key changes', run: () => listener.close() },
     { name: 'close rpc client', run: () => rpc.close() },
     { name: 'close publisher', run: () => publisher.close() },

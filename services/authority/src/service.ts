@@ -6,6 +6,7 @@ import type { ShutdownStep } from '@feedback/service-runtime';
 import type { AuthorityConfig } from './config.js';
 import { connectAuthorityDatabase, migrateAuthorityDatabase } from './database.js';
 import type { PrismaClient } from './database.js';
+import { apiInstanceLeases } from './keys/api-instances.js';
 import { KeyChangeNotifier } from './keys/key-change-notifier.js';
 import { keyCommands } from './keys/key-commands.js';
 import { consumeKeyUsage } from './keys/key-usage-consumer.js';
@@ -21,6 +22,9 @@ export interface AuthorityService {
   stop(): Promise<void>;
 }
 
+/** Added to an api instance's cache lifetime: two missed heartbeats and some clock skew. */
+const API_INSTANCE_LEASE_GRACE_MS = 5_000;
+
 /** Migrates the authority's schema, then answers its RPC methods until stopped. */
 export async function startAuthority(config: AuthorityConfig, logger: Logger): Promise<AuthorityService> {
   const signer = new SessionSigner(config.sessionSigningKey, config.sessionTtlSeconds);
@@ -28,7 +32,8 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   const prisma = connectAuthorityDatabase(config.databaseUrl);
   const names = topologyNames(config.brokerNamespace);
   const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'authority', logger });
-  const notifier = new KeyChangeNotifier(broker, names, logger, config.keyChangeTimeoutMs);
+  const leases = apiInstanceLeases(prisma, API_INSTANCE_LEASE_GRACE_MS);
+  const notifier = new KeyChangeNotifier(broker, names, logger, leases, config.keyChangeTimeoutMs);
   const members = memberCommands(prisma, signer);
   const keys = keyCommands(prisma, notifier);
   const rpc = serveRpc(broker, logger, {
@@ -53,6 +58,8 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
       'authority.restoreKey': keys.restoreKey,
       'authority.rotateKey': keys.rotateKey,
       'authority.listKeyAudit': keys.listKeyAudit,
+      'authority.registerApiInstance': leases.register,
+      'authority.unregisterApiInstance': leases.unregister,
     },
   });
   const usage = consumeKeyUsage(broker, names, prisma, logger);

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import amqplib from 'amqplib';
+import { randomUUID } from 'node:crypto';
+import { eventually } from '@feedback/test-support';
 import type { ApiService } from '../../../services/api/src/service.js';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
-import { AMQP_URL, startSystem } from './system.js';
+import { startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
 
 let system: RunningSystem;
@@ -56,14 +57,12 @@ describe('with two api instances', () => {
     expect((await createSuggestion(second.url, app.secretKey)).status).toBe(403);
   });
 
-  it('a revocation that some live instance does not confirm is reported, not silently assumed', async () => {
+  it('a revocation that an instance holding a cache lease does not confirm is reported, not silently assumed', async () => {
     const app = await appWarmOnBothInstances();
-    // A third "instance" that is counted as live but never acknowledges a change.
-    const connection = await amqplib.connect(AMQP_URL);
-    const channel = await connection.createChannel();
-    const presenceQueue = `${system.namespace}api.instances`;
-    await channel.assertQueue(presenceQueue, { durable: true });
-    await channel.consume(presenceQueue, () => undefined, { noAck: true });
+    // An instance cut off from the broker: its lease is still running, so it may serve from its cache.
+    const silent = await system.authority.prisma.apiInstance.create({
+      data: { id: randomUUID(), leaseUntil: new Date(Date.now() + 60_000) },
+    });
     try {
       const revoked = await call(system.api.url, 'POST', `/dashboard/v1/apps/${app.appId}/api-key/revoke`, { token: owner.token });
       expect(revoked.status).toBe(503);
@@ -71,7 +70,17 @@ describe('with two api instances', () => {
       // The revocation itself is saved, and the instances that did confirm refuse the key.
       expect((await createSuggestion(second.url, app.secretKey)).status).toBe(401);
     } finally {
-      await connection.close();
+      await system.authority.prisma.apiInstance.delete({ where: { id: silent.id } });
     }
+    // Once that lease is gone, retrying the action confirms it.
+    const retried = await call(system.api.url, 'POST', `/dashboard/v1/apps/${app.appId}/api-key/revoke`, { token: owner.token });
+    expect(retried.status).toBe(200);
   }, 30_000);
+
+  it('an instance that stops ends its lease, so key changes no longer wait for it', async () => {
+    const third = await system.startAnotherApi();
+    await eventually(async () => ((await system.authority.prisma.apiInstance.count()) >= 3 ? true : undefined), { what: 'three leases' });
+    await third.stop();
+    expect(await system.authority.prisma.apiInstance.count()).toBe(2);
+  });
 });

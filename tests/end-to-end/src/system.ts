@@ -84,7 +84,7 @@ export async function startSystem(): Promise<RunningSystem> {
       await authority.stop();
       await brokerProxy.close();
       await deleteBrokerObjects(AMQP_URL, {
-        queues: [`${namespace}webhook-worker.domain-events`, `${namespace}authority.rpc`, `${namespace}api.instances`, `${namespace}authority.key-usage`],
+        queues: [`${namespace}webhook-worker.domain-events`, `${namespace}authority.rpc`, `${namespace}authority.key-usage`],
         exchanges: [`${namespace}domain.events`, `${namespace}authority.events`],
       });
       await database.drop();

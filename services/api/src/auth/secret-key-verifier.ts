@@ -12,9 +12,10 @@ export interface KeyCacheOptions {
 
 /**
  * Resolves a key hash to its identity, asking the authority and caching the answer so checking a
- * key does not dominate a request. The cache is used only while key changes are being received
- * (`isListening`); a change drops the affected entries before the authority is told it took
- * effect. Refusals are never cached, so a restored key works at its next request.
+ * key does not dominate a request. The cache is used only until `trustedUntil()` (this
+ * instance's lease at the authority, see ApiInstancePresence); a key change drops the affected
+ * entries before the authority is told it took effect. Refusals are never cached, so a restored
+ * key works at its next request.
  */
 export class SecretKeyVerifier {
   private readonly cache = new Map<string, { identity: ApiKeyIdentity; expiresAt: number }>();
@@ -23,18 +24,19 @@ export class SecretKeyVerifier {
 
   constructor(
     private readonly rpc: RpcClient,
-    private readonly isListening: () => boolean,
+    private readonly trustedUntil: () => number,
     private readonly options: KeyCacheOptions = {},
   ) {}
 
   async verify(keyHash: string): Promise<ApiKeyIdentity> {
-    if (this.isListening()) {
+    const now = Date.now();
+    if (now < this.trustedUntil()) {
       const hit = this.cache.get(keyHash);
-      if (hit && hit.expiresAt > Date.now()) return hit.identity;
+      if (hit && hit.expiresAt > now) return hit.identity;
     }
     const generation = this.generation;
     const identity = await this.rpc.call('authority.verifySecretKey', { key_hash: keyHash });
-    if (this.isListening() && generation === this.generation) this.remember(keyHash, identity);
+    if (generation === this.generation) this.remember(keyHash, identity);
     return identity;
   }
 
