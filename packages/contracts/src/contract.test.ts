@@ -7,6 +7,16 @@ const event = {
   created_at: '2026-11-22T10:00:00.000Z',
   app: { id: 7, public_key: 'pk_live_abc' },
   data: {
+    suggestion: {
+      id: 1,
+      title: 'Dark mode',
+      body: null,
+      status: 'open',
+      author: { external_id: 'u-1', name: 'Ada' },
+      comment_count: 0,
+      created_at: '2026-11-22T10:00:00.000Z',
+      updated_at: '2026-11-22T10:00:00.000Z',
+    },
     author: { external_id: 'u-1', name: 'Ada' },
     sender: { type: 'app_user', external_id: 'u-1', name: 'Ada' },
   },
@@ -40,6 +50,12 @@ describe('contracts', () => {
   it('refuses a member sender that carries an external id', () => {
     const invalid = { ...event, data: { ...event.data, sender: { type: 'member', external_id: 'x', name: 'M' } } };
     expect(domainEventContract.is(invalid)).toBe(false);
+  });
+
+  it("checks data against its event's schema", () => {
+    expect(domainEventContract.is({ ...event, event: 'ticket.created' })).toBe(false);
+    const { suggestion: _suggestion, ...withoutSuggestion } = event.data;
+    expect(domainEventContract.is({ ...event, data: withoutSuggestion })).toBe(false);
   });
 
   it('refuses an unknown event name', () => {

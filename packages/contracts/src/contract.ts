@@ -32,7 +32,7 @@ export class ContractViolation extends Error {
   }
 }
 
-const ajv = new Ajv2020({ allErrors: true, strict: true, useDefaults: false });
+const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, useDefaults: false });
 (addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
 
 function toViolation(error: ErrorObject): Violation {

@@ -1,5 +1,5 @@
 import { defineContract } from './contract.js';
-import { authorSchema, senderSchema } from './identity.js';
+import { EVENT_DATA_SCHEMAS } from './product.js';
 
 /** Every event name of specification section 6. */
 export const EVENT_NAMES = [
@@ -16,7 +16,8 @@ export type EventName = (typeof EVENT_NAMES)[number];
 
 /**
  * A domain event as it travels on the `domain.events` exchange, routed by its `event` name.
- * `id` identifies the event; each webhook delivery of it gets its own id later.
+ * `id` identifies the event; each webhook delivery of it gets its own id later. `data` is checked
+ * against the schema of its event name.
  */
 export const domainEventContract = defineContract('domain-event', {
   type: 'object',
@@ -32,12 +33,12 @@ export const domainEventContract = defineContract('domain-event', {
       additionalProperties: false,
       properties: { id: { type: 'integer' }, public_key: { type: 'string', pattern: '^pk_live_' } },
     },
-    data: {
-      type: 'object',
-      required: ['author', 'sender'],
-      properties: { author: authorSchema, sender: senderSchema },
-    },
+    data: { type: 'object' },
   },
+  allOf: EVENT_NAMES.map((name) => ({
+    if: { properties: { event: { const: name } } },
+    then: { properties: { data: EVENT_DATA_SCHEMAS[name] } },
+  })),
 } as const);
 
 export type DomainEvent = ReturnType<typeof domainEventContract.parse>;

@@ -10,3 +10,13 @@ export type { Scope } from './scopes.js';
 export { ROLES, PLANS, KEY_ACTIONS, actorSchema, apiKeySchema, appSchema, memberSchema, teamSchema, keyAuditEntrySchema } from './authority-views.js';
 export { keyChangeContract, keyUsageContract } from './authority-events.js';
 export type { KeyChange, KeyUsage } from './authority-events.js';
+export {
+  SUGGESTION_STATUSES,
+  TICKET_STATUSES,
+  EVENT_DATA_SCHEMAS,
+  suggestionViewSchema,
+  ticketViewSchema,
+  commentViewSchema,
+  surveyResponseViewSchema,
+} from './product.js';
+export type { SuggestionStatus, TicketStatus } from './product.js';

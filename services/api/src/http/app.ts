@@ -4,10 +4,11 @@ import type { Logger } from '@feedback/logging';
 import { healthRouter } from '@feedback/service-runtime';
 import type { ReadinessCheck } from '@feedback/service-runtime';
 import { buildOpenApiDocument } from '../openapi/openapi-document.js';
-import { createSuggestionRoute } from '../routes/api-v1/create-suggestion.js';
+import { apiV1Router } from '../routes/api-v1/api-v1-router.js';
 import { dashboardRouter } from '../routes/dashboard-v1/dashboard-router.js';
 import type { RouteContext } from '../routes/route-context.js';
 import { errorHandler, notFound } from './error-handler.js';
+import { methodNotAllowed } from './method-not-allowed.js';
 import { requestContext } from './request-context.js';
 
 export interface AppOptions {
@@ -38,11 +39,9 @@ export function buildApp(options: AppOptions): Express {
   app.get('/api/v1/openapi.json', (_request, response) => {
     response.json(openApiDocument);
   });
+  app.all('/api/v1/openapi.json', methodNotAllowed(['GET']));
 
-  const apiV1 = express.Router();
-  apiV1.use(options.failureRateLimit, options.secretKeyAuth);
-  apiV1.use(createSuggestionRoute(options.context));
-  app.use('/api/v1', apiV1);
+  app.use('/api/v1', apiV1Router(options.context, [options.failureRateLimit, options.secretKeyAuth]));
 
   app.use('/dashboard/v1', options.failureRateLimit, dashboardRouter(options.context));
 

@@ -1,8 +1,8 @@
 import { rpcMethods } from '@feedback/contracts';
-import { SCOPE_NAMES } from '@feedback/contracts';
+import { SCOPE_NAMES, suggestionViewSchema } from '@feedback/contracts';
 import { ERROR_STATUS } from '../http/api-error.js';
 import { DASHBOARD_ROUTES } from '../routes/dashboard-v1/dashboard-routes.js';
-import { createSuggestionRequest, suggestionSchema } from '../suggestions/suggestion-schemas.js';
+import { createSuggestionRequest } from '../suggestions/suggestion-schemas.js';
 
 /**
  * The OpenAPI 3.1 description of everything the api serves, built from the same JSON Schemas
@@ -105,7 +105,7 @@ export function buildOpenApiDocument(options: { publicBaseUrl: string }) {
         },
         memberSession: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token answered by sign-up or sign-in.' },
       },
-      schemas: { Error: errorSchema, InsufficientScopeError: insufficientScopeSchema, Suggestion: suggestionSchema },
+      schemas: { Error: errorSchema, InsufficientScopeError: insufficientScopeSchema, Suggestion: suggestionViewSchema },
     },
     paths: {
       '/api/v1/openapi.json': {

@@ -8,6 +8,7 @@ export function suggestionView(suggestion: Suggestion) {
     body: suggestion.body,
     status: suggestion.status,
     author: { external_id: suggestion.authorExternalId, name: suggestion.authorName },
+    comment_count: suggestion.commentCount,
     created_at: suggestion.createdAt.toISOString(),
     updated_at: suggestion.updatedAt.toISOString(),
   };

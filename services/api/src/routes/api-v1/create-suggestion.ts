@@ -1,15 +1,20 @@
 import { Router } from 'express';
 import { requireScope } from '../../auth/secret-key-auth.js';
-import { createSuggestion } from '../../suggestions/create-suggestion.js';
+import { idempotencyKeyOf, idempotent, sendOutcome } from '../../idempotency/idempotent.js';
+import { createSuggestion } from '../../suggestions/suggestion-commands.js';
 import { createSuggestionRequest } from '../../suggestions/suggestion-schemas.js';
 import type { RouteContext } from '../route-context.js';
 
-/** POST /api/v1/suggestions — scope suggestions:write. */
+/** POST /api/v1/suggestions — scope suggestions:write; honours Idempotency-Key. */
 export function createSuggestionRoute(context: RouteContext): Router {
   return Router().post('/suggestions', requireScope('suggestions:write', context.links), async (request, response) => {
     const input = createSuggestionRequest.parse(request.body);
-    const suggestion = await createSuggestion(context.prisma, request.apiKey!.app, input);
+    const app = request.apiKey!.app;
+    const outcome = await idempotent(context.prisma, { appId: app.id, key: idempotencyKeyOf(request), request }, async (tx) => ({
+      status: 201,
+      body: await createSuggestion(tx, app, input),
+    }));
     context.outboxRelay.wake();
-    response.status(201).json(suggestion);
+    sendOutcome(response, outcome);
   });
 }

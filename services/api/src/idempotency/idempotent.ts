@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { Prisma, PrismaClient } from '../database.js';
+import { ApiError } from '../http/api-error.js';
+
+export interface Outcome {
+  status: number;
+  body: unknown;
+  /** True when this is the stored answer to an earlier request with the same key. */
+  replayed?: boolean;
+}
+
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+
+/** The Idempotency-Key header, if sent and well formed. */
+export function idempotencyKeyOf(request: Request): string | undefined {
+  const key = request.get('idempotency-key');
+  if (key === undefined) return undefined;
+  if (!KEY_SHAPE.test(key)) {
+    throw new ApiError('validation_failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', { field: 'Idempotency-Key' });
+  }
+  return key;
+}
+
+/**
+ * Runs a create once per (app, Idempotency-Key). The key is claimed in the same transaction as
+ * the work, so a retry that arrives while the first is still running waits for it and then gets
+ * its answer; a retry after a failure that rolled back runs afresh. The same key with another
+ * method, path or body is refused.
+ */
+export async function idempotent(
+  prisma: PrismaClient,
+  claim: { appId: number; key: string | undefined; request: Request },
+  run: (tx: Prisma.TransactionClient) => Promise<Outcome>,
+): Promise<Outcome> {
+  const { key, appId } = claim;
+  if (key === undefined) return prisma.$transaction(run);
+  const requestHash = createHash('sha256')
+    .update(`${claim.request.method} ${claim.request.baseUrl}${claim.request.path}\n${JSON.stringify(claim.request.body ?? null)}`)
+    .digest('hex');
+  return prisma.$transaction(async (tx) => {
+    const { count } = await tx.idempotencyRecord.createMany({ data: [{ appId, key, requestHash }], skipDuplicates: true });
+    if (count === 0) {
+      const earlier = await tx.idempotencyRecord.findUniqueOrThrow({ where: { appId_key: { appId, key } } });
+      if (earlier.requestHash !== requestHash) {
+        throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used for a different request. Use a new key for a new request.');
+      }
+      if (earlier.responseStatus === null) throw new ApiError('idempotency_in_progress', 'A request with this Idempotency-Key is still running.');
+      return { status: earlier.responseStatus, body: earlier.responseBody, replayed: true };
+    }
+    const outcome = await run(tx);
+    await tx.idempotencyRecord.update({
+      where: { appId_key: { appId, key } },
+      data: { responseStatus: outcome.status, responseBody: outcome.body as Prisma.InputJsonValue },
+    });
+    return outcome;
+  });
+}
+
+/** Writes the outcome; a replay says so in `Idempotent-Replayed: true`. */
+export function sendOutcome(response: Response, outcome: Outcome): void {
+  if (outcome.replayed) response.setHeader('Idempotent-Replayed', 'true');
+  response.status(outcome.status).json(outcome.body);
+}

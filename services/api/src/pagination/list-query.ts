@@ -1,0 +1,99 @@
+import { defineContract } from '@feedback/contracts';
+import { ApiError } from '../http/api-error.js';
+
+/** Query parameters of both GET list endpoints; anything else is refused by name. */
+export const listQueryContract = defineContract('list-query', {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: { type: 'string', pattern: '^[0-9]{1,3}$', description: 'Items per page, 1 to 100. Default: 25.' },
+    cursor: { type: 'string', maxLength: 200, description: 'The `next_cursor` of the previous page.' },
+    updated_since: {
+      type: 'string',
+      format: 'date-time',
+      description: 'ISO 8601 instant with a time zone. Only items updated at or after it, oldest update first.',
+    },
+  },
+} as const);
+
+export const DEFAULT_LIMIT = 25;
+export const MAX_LIMIT = 100;
+
+/**
+ * Keyset pagination. In the default order (newest first) the cursor is the last item's
+ * (created_at, id); with `updated_since` (oldest update first) it is (updated_at, id). The id
+ * breaks ties, so no item is skipped or repeated when many share one timestamp. The cursor is
+ * opaque to clients: base64url of JSON, and only valid with the query that produced it.
+ */
+export type ListOrder = { kind: 'newest_first' } | { kind: 'updated_since'; since: Date };
+
+export interface ListRequest {
+  order: ListOrder;
+  limit: number;
+  after?: { at: Date; id: number };
+}
+
+export function parseListQuery(query: unknown): ListRequest {
+  const parsed = listQueryContract.parse(query);
+  const limit = parsed.limit === undefined ? DEFAULT_LIMIT : Number(parsed.limit);
+  if (limit < 1 || limit > MAX_LIMIT) {
+    throw new ApiError('validation_failed', `limit must be between 1 and ${MAX_LIMIT}.`, { field: '/limit' });
+  }
+  const order: ListOrder = parsed.updated_since ? { kind: 'updated_since', since: new Date(parsed.updated_since) } : { kind: 'newest_first' };
+  const request: ListRequest = { order, limit };
+  if (parsed.cursor !== undefined) request.after = decodeCursor(parsed.cursor, order);
+  return request;
+}
+
+function orderTag(order: ListOrder): string {
+  return order.kind === 'newest_first' ? 'n' : `u${order.since.toISOString()}`;
+}
+
+export function encodeCursor(order: ListOrder, at: Date, id: number): string {
+  return Buffer.from(JSON.stringify({ o: orderTag(order), t: at.toISOString(), i: id })).toString('base64url');
+}
+
+function decodeCursor(cursor: string, order: ListOrder): { at: Date; id: number } {
+  const invalid = () => new ApiError('invalid_cursor', 'The cursor is not one this list gave, or belongs to another query. Start again without it.', { field: '/cursor' });
+  let decoded: { o?: unknown; t?: unknown; i?: unknown };
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as typeof decoded;
+  } catch {
+    throw invalid();
+  }
+  const at = typeof decoded.t === 'string' ? new Date(decoded.t) : new Date(Number.NaN);
+  if (decoded.o !== orderTag(order) || Number.isNaN(at.getTime()) || !Number.isInteger(decoded.i)) throw invalid();
+  return { at, id: decoded.i as number };
+}
+
+/** Prisma `where` and `orderBy` for one page of records with createdAt, updatedAt and id. */
+export function pageQuery(request: ListRequest) {
+  if (request.order.kind === 'newest_first') {
+    const after = request.after;
+    return {
+      where: after ? { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] } : {},
+      orderBy: [{ createdAt: 'desc' as const }, { id: 'desc' as const }],
+      take: request.limit + 1,
+    };
+  }
+  const after = request.after;
+  return {
+    where: {
+      updatedAt: { gte: request.order.since },
+      ...(after ? { OR: [{ updatedAt: { gt: after.at } }, { updatedAt: after.at, id: { gt: after.id } }] } : {}),
+    },
+    orderBy: [{ updatedAt: 'asc' as const }, { id: 'asc' as const }],
+    take: request.limit + 1,
+  };
+}
+
+/** The page and the cursor of the next one (null on the last page). */
+export function toPage<R extends { id: number; createdAt: Date; updatedAt: Date }, V>(request: ListRequest, rows: R[], view: (row: R) => V) {
+  const items = rows.slice(0, request.limit);
+  const last = items[items.length - 1];
+  const more = rows.length > request.limit && last !== undefined;
+  return {
+    data: items.map(view),
+    next_cursor: more ? encodeCursor(request.order, request.order.kind === 'newest_first' ? last.createdAt : last.updatedAt, last.id) : null,
+  };
+}

@@ -1,0 +1,14 @@
+import { defineContract } from '@feedback/contracts';
+import { endUserSchema } from '../product/end-user-schema.js';
+
+/** Body of POST /api/v1/tickets. */
+export const createTicketRequest = defineContract('create-ticket-request', {
+  type: 'object',
+  required: ['subject', 'body', 'author'],
+  additionalProperties: false,
+  properties: {
+    subject: { type: 'string', minLength: 1, maxLength: 200 },
+    body: { type: 'string', minLength: 1, maxLength: 20_000, description: 'The first message of the ticket.' },
+    author: endUserSchema,
+  },
+} as const);
