@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { call, createApp, signUpTeam } from './dashboard.js';
+import { startSystem } from './system.js';
+import type { RunningSystem } from './system.js';
+
+let system: RunningSystem;
+let key: string;
+let appId: number;
+let otherKey: string;
+const url = () => system.api.url;
+
+interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+interface Item {
+  id: number;
+  created_at: string;
+  updated_at: string;
+  author: { external_id: string; name: string | null };
+  status: string;
+}
+
+async function fullAccessApp(token: string, name: string) {
+  const app = await createApp(url(), token, name);
+  await call(url(), 'PATCH', `/dashboard/v1/apps/${app.appId}/api-key`, { token, body: { full_access: true } });
+  return app;
+}
+
+const post = (path: string, body: unknown, headers: { key?: string; idempotencyKey?: string } = {}) =>
+  fetch(`${url()}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${headers.key ?? key}`,
+      ...(headers.idempotencyKey ? { 'idempotency-key': headers.idempotencyKey } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+const get = <T>(path: string, withKey = key) => call<T>(url(), 'GET', path, { key: withKey });
+
+async function sweep(path: string, limit: number): Promise<Item[]> {
+  const items: Item[] = [];
+  let cursor: string | null = null;
+  do {
+    const separator = path.includes('?') ? '&' : '?';
+    const page: { status: number; body: Page<Item> } = await get<Page<Item>>(`${path}${separator}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(page.status).toBe(200);
+    items.push(...page.body.data);
+    cursor = page.body.next_cursor;
+  } while (cursor);
+  return items;
+}
+
+beforeAll(async () => {
+  system = await startSystem();
+  const owner = await signUpTeam(url(), 'pro');
+  ({ appId, secretKey: key } = await fullAccessApp(owner.token, 'Main app'));
+  const otherTeam = await signUpTeam(url(), 'pro');
+  otherKey = (await fullAccessApp(otherTeam.token, 'Other team app')).secretKey;
+}, 60_000);
+
+afterAll(async () => {
+  await system?.stop();
+});
+
+describe('suggestions', () => {
+  it('are created with their author, status and timestamps', async () => {
+    const response = await post('/api/v1/suggestions', { title: 'Widgets', body: 'More', author: { external_id: 'u-1', name: 'Ada' } });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({
+      title: 'Widgets',
+      status: 'open',
+      author: { external_id: 'u-1', name: 'Ada' },
+      comment_count: 0,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+  });
+
+  it('are listed newest first, each with its author', async () => {
+    await post('/api/v1/suggestions', { title: 'Second', author: { external_id: 'u-2' } });
+    const page = await get<Page<Item & { title: string }>>('/api/v1/suggestions');
+    expect(page.status).toBe(200);
+    expect(page.body.data[0]?.title).toBe('Second');
+    expect(page.body.data[0]?.author).toEqual({ external_id: 'u-2', name: null });
+    const times = page.body.data.map((item) => item.created_at);
+    expect([...times].sort().reverse()).toEqual(times);
+  });
+
+  it('sweep with updated_since through every page, oldest update first, never skipping or repeating one when many share a timestamp', async () => {
+    const since = new Date().toISOString();
+    // Many rows with one updated_at: a single statement gives them the same timestamp.
+    await system.api.prisma.suggestion.createMany({
+      data: Array.from({ length: 23 }, (_, n) => ({ appId, title: `Bulk ${n}`, authorExternalId: 'bulk' })),
+    });
+    const shared = await system.api.prisma.suggestion.findMany({ where: { appId, authorExternalId: 'bulk' } });
+    expect(new Set(shared.map((row) => row.updatedAt.getTime())).size).toBe(1);
+
+    const swept = await sweep(`/api/v1/suggestions?updated_since=${encodeURIComponent(since)}`, 5);
+    expect(swept.map((item) => item.id).sort((a, b) => a - b)).toEqual(shared.map((row) => row.id).sort((a, b) => a - b));
+    const keys = swept.map((item) => `${item.updated_at}|${String(item.id).padStart(9, '0')}`);
+    expect([...keys].sort()).toEqual(keys);
+  });
+
+  it('sweep the default order through every page without repeats', async () => {
+    const all = await sweep('/api/v1/suggestions', 7);
+    expect(new Set(all.map((item) => item.id)).size).toBe(all.length);
+    expect(all.length).toBeGreaterThanOrEqual(25);
+  });
+});
+
+describe('tickets', () => {
+  it('are opened with a human-facing number and listed, also by updated_since', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const first = await post('/api/v1/tickets', { subject: 'Cannot log in', body: 'Help', author: { external_id: 'u-3', name: 'Lin' } });
+    const second = await post('/api/v1/tickets', { subject: 'Crash', body: 'On start', author: { external_id: 'u-4' } });
+    expect(first.status).toBe(201);
+    const a = (await first.json()) as { number: string; status: string };
+    const b = (await second.json()) as { number: string };
+    expect(a).toMatchObject({ status: 'open', author: { external_id: 'u-3', name: 'Lin' } });
+    expect(a.number).toMatch(/^T-\d+$/);
+    expect(Number(b.number.slice(2))).toBe(Number(a.number.slice(2)) + 1);
+    const list = await get<Page<Item>>('/api/v1/tickets');
+    expect(list.body.data.map((item) => (item as unknown as { number: string }).number).slice(0, 2)).toEqual([b.number, a.number]);
+    const swept = await get<Page<Item>>(`/api/v1/tickets?updated_since=${encodeURIComponent(since)}`);
+    expect(swept.body.data.map((item) => (item as unknown as { number: string }).number)).toEqual([a.number, b.number]);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('returns the first answer to a retry and creates nothing twice', async () => {
+    const body = { title: 'Once only', author: { external_id: 'u-5' } };
+    const first = await post('/api/v1/suggestions', body, { idempotencyKey: 'retry-1' });
+    const again = await post('/api/v1/suggestions', body, { idempotencyKey: 'retry-1' });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual(await first.json());
+    expect(await system.api.prisma.suggestion.count({ where: { title: 'Once only' } })).toBe(1);
+  });
+
+  it('creates once when the same request races itself', async () => {
+    const body = { subject: 'Race', body: 'x', author: { external_id: 'u-6' } };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => post('/api/v1/tickets', body, { idempotencyKey: 'race-1' })));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201, 201]);
+    const ids = new Set(await Promise.all(answers.map(async (answer) => ((await answer.json()) as { id: number }).id)));
+    expect(ids.size).toBe(1);
+    expect(await system.api.prisma.ticket.count({ where: { subject: 'Race' } })).toBe(1);
+  });
+
+  it('refuses the same key with a different body', async () => {
+    await post('/api/v1/suggestions', { title: 'A', author: { external_id: 'u-7' } }, { idempotencyKey: 'reuse-1' });
+    const other = await post('/api/v1/suggestions', { title: 'B', author: { external_id: 'u-7' } }, { idempotencyKey: 'reuse-1' });
+    expect(other.status).toBe(422);
+    expect(await other.json()).toMatchObject({ error: 'idempotency_key_reused' });
+  });
+
+  it('is scoped to the app: another app may use the same key', async () => {
+    const body = { title: 'Shared key', author: { external_id: 'u-8' } };
+    expect((await post('/api/v1/suggestions', body, { idempotencyKey: 'shared' })).status).toBe(201);
+    const other = await post('/api/v1/suggestions', body, { key: otherKey, idempotencyKey: 'shared' });
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+  });
+});
+
+describe('bad input', () => {
+  it.each([
+    ['a missing field', { author: { external_id: 'u' } }, '/title'],
+    ['a wrong type', { title: 5, author: { external_id: 'u' } }, '/title'],
+    ['an unknown field', { title: 't', author: { external_id: 'u' }, color: 'red' }, '/color'],
+    ['an empty external id', { title: 't', author: { external_id: '' } }, '/author/external_id'],
+  ])('gets 400 validation_failed naming the field: %s', async (_case, body, field) => {
+    const response = await post('/api/v1/suggestions', body);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'validation_failed', field });
+  });
+
+  it('gets 400 malformed_json for a body that is not JSON', async () => {
+    const response = await fetch(`${url()}/api/v1/suggestions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: '{"title": ',
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'malformed_json' });
+  });
+
+  it.each([
+    ['limit=0', '/limit'],
+    ['limit=101', '/limit'],
+    ['updated_since=yesterday', '/updated_since'],
+    ['cursor=nonsense', '/cursor'],
+    ['sort=asc', '/sort'],
+  ])('gets 400 naming the parameter for %s', async (query, field) => {
+    const response = await get(`/api/v1/tickets?${query}`);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ field });
+  });
+
+  it('gets 400 for a cursor used with another query', async () => {
+    const page = await get<Page<Item>>('/api/v1/suggestions?limit=1');
+    const response = await get(`/api/v1/suggestions?limit=1&updated_since=2020-01-01T00:00:00Z&cursor=${page.body.next_cursor}`);
+    expect(response.body).toMatchObject({ error: 'invalid_cursor' });
+  });
+
+  it('gets 404 for an unknown route and 405 with Allow for a wrong method', async () => {
+    expect((await get('/api/v1/nothing-here')).status).toBe(404);
+    const wrong = await call(url(), 'DELETE', '/api/v1/suggestions', { key });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET, POST');
+    expect(wrong.body).toMatchObject({ error: 'method_not_allowed' });
+  });
+});
+
+describe('isolation between apps of two teams', () => {
+  it("never shows one app's data to another", async () => {
+    await post('/api/v1/suggestions', { title: 'Secret roadmap', author: { external_id: 'u-9' } }, { key: otherKey });
+    await post('/api/v1/tickets', { subject: 'Other ticket', body: 'x', author: { external_id: 'u-9' } }, { key: otherKey });
+    const mine = await sweep('/api/v1/suggestions', 100);
+    expect(mine.some((item) => (item as unknown as { title: string }).title === 'Secret roadmap')).toBe(false);
+    const theirs = await sweep('/api/v1/suggestions?updated_since=2000-01-01T00:00:00Z', 100);
+    expect(theirs.length).toBe(mine.length);
+    const otherList = await get<Page<{ title: string }>>('/api/v1/suggestions?limit=100', otherKey);
+    expect(otherList.body.data.map((item) => item.title).sort()).toEqual(['Secret roadmap', 'Shared key']);
+    const otherTickets = await get<Page<{ subject: string }>>('/api/v1/tickets', otherKey);
+    expect(otherTickets.body.data.map((item) => item.subject)).toEqual(['Other ticket']);
+  });
+});
