@@ -262,6 +262,35 @@ export const rpcMethods = {
     } as const),
     result: defineContract('authority.unregisterApiInstance.result', { type: 'object', additionalProperties: false } as const),
   },
+  /** Resolves an app's public key, for the widget. Errors: unknown_key. */
+  'authority.verifyPublicKey': {
+    request: defineContract('authority.verifyPublicKey.request', {
+      type: 'object',
+      required: ['public_key'],
+      additionalProperties: false,
+      properties: { public_key: { type: 'string', pattern: '^pk_live_[0-9A-Za-z]{22}$' } },
+    } as const),
+    result: defineContract('authority.verifyPublicKey.result', {
+      type: 'object',
+      required: ['app', 'team_id', 'plan'],
+      additionalProperties: false,
+      properties: {
+        app: {
+          type: 'object',
+          required: ['id', 'public_key'],
+          additionalProperties: false,
+          properties: { id: { type: 'integer' }, public_key: { type: 'string' } },
+        },
+        team_id: { type: 'string' },
+        plan: { enum: PLANS },
+      },
+    } as const),
+  },
+  /** Any member of the app's team. Errors: not_found (not an app of this team). */
+  'authority.getApp': {
+    request: defineContract('authority.getApp.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
+    result: defineContract('authority.getApp.result', appSchema),
+  },
 } as const;
 
 export type RpcMethod = keyof typeof rpcMethods;

@@ -51,6 +51,8 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
       'authority.removeMember': members.removeMember,
       'authority.changePlan': keys.changePlan,
       'authority.listApps': keys.listApps,
+      'authority.getApp': keys.getApp,
+      'authority.verifyPublicKey': keys.verifyPublicKey,
       'authority.createApp': keys.createApp,
       'authority.getApiKey': keys.getApiKey,
       'authority.changeKeyScopes': keys.changeKeyScopes,

@@ -8,6 +8,8 @@ export interface MemberSession {
   member_id: string;
   team_id: string;
   role: string;
+  /** For display as an event's sender. */
+  name: string;
 }
 
 declare global {
@@ -59,7 +61,12 @@ export function memberAuth(rpc: RpcClient): RequestHandler {
         if (!(error instanceof joseErrors.JWKSNoMatchingKey)) throw invalidSession();
         payload = (await verify(token, true).catch(() => Promise.reject(invalidSession()))).payload;
       }
-      request.member = { member_id: String(payload.sub), team_id: String(payload['team_id']), role: String(payload['role']) };
+      request.member = {
+        member_id: String(payload.sub),
+        team_id: String(payload['team_id']),
+        role: String(payload['role']),
+        name: String(payload['name'] ?? ''),
+      };
       next();
     } catch (error) {
       next(error);

@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   invalid_api_key: 401,
   revoked_api_key: 401,
   invalid_session: 401,
+  invalid_public_key: 401,
   invalid_credentials: 401,
   insufficient_scope: 403,
   insufficient_role: 403,

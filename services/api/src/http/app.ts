@@ -5,7 +5,9 @@ import { healthRouter } from '@feedback/service-runtime';
 import type { ReadinessCheck } from '@feedback/service-runtime';
 import { buildOpenApiDocument } from '../openapi/openapi-document.js';
 import { apiV1Router } from '../routes/api-v1/api-v1-router.js';
+import { publicKeyAuth } from '../auth/public-key-auth.js';
 import { dashboardRouter } from '../routes/dashboard-v1/dashboard-router.js';
+import { widgetRouter } from '../routes/widget-v1/widget-router.js';
 import type { RouteContext } from '../routes/route-context.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { methodNotAllowed } from './method-not-allowed.js';
@@ -43,6 +45,7 @@ export function buildApp(options: AppOptions): Express {
 
   app.use('/api/v1', apiV1Router(options.context, [options.failureRateLimit, options.secretKeyAuth]));
 
+  app.use('/widget/v1', publicKeyAuth(options.context.rpc), widgetRouter(options.context));
   app.use('/dashboard/v1', options.failureRateLimit, dashboardRouter(options.context));
 
   app.use(notFound);

@@ -36,6 +36,19 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
       return { items: apps.map(appView) };
     },
 
+    async getApp({ actor, app_id }: RpcRequest<'authority.getApp'>): Promise<RpcResult<'authority.getApp'>> {
+      const member = await loadActor(prisma, actor);
+      const app = await prisma.app.findFirst({ where: { id: app_id, teamId: member.teamId } });
+      if (!app) throw new RpcError('not_found', 'No such app in this team.');
+      return appView(app);
+    },
+
+    async verifyPublicKey({ public_key }: RpcRequest<'authority.verifyPublicKey'>): Promise<RpcResult<'authority.verifyPublicKey'>> {
+      const app = await prisma.app.findUnique({ where: { publicKey: public_key }, include: { team: true } });
+      if (!app) throw new RpcError('unknown_key', 'No app has this public key.');
+      return { app: { id: app.id, public_key: app.publicKey }, team_id: app.teamId, plan: app.team.plan };
+    },
+
     async createApp({ actor, name }: RpcRequest<'authority.createApp'>): Promise<RpcResult<'authority.createApp'>> {
       const member = await loadActor(prisma, actor);
       requireRole(member, KEY_MANAGERS, 'create apps');

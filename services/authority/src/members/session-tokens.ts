@@ -26,9 +26,10 @@ export class SessionSigner {
     this.publicJwk = exportJWK(publicKey).then((jwk) => ({ ...jwk, kid: this.keyId, alg: 'EdDSA', use: 'sig' }));
   }
 
-  async sign(member: { id: string; teamId: string; role: string }): Promise<{ token: string; expiresAt: Date }> {
+  async sign(member: { id: string; teamId: string; role: string; name: string }): Promise<{ token: string; expiresAt: Date }> {
     const expiresAt = new Date(Date.now() + this.ttlSeconds * 1000);
-    const token = await new SignJWT({ team_id: member.teamId, role: member.role })
+    // The name is for display as an event's sender; decisions never trust the token's role.
+    const token = await new SignJWT({ team_id: member.teamId, role: member.role, name: member.name })
       .setProtectedHeader({ alg: 'EdDSA', kid: this.keyId })
       .setSubject(member.id)
       .setIssuer(SESSION_ISSUER)

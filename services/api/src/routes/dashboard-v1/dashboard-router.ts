@@ -4,6 +4,7 @@ import type { RpcMethod, RpcRequest } from '@feedback/contracts';
 import { memberAuth } from '../../auth/member-auth.js';
 import type { RouteContext } from '../route-context.js';
 import { DASHBOARD_ROUTES } from './dashboard-routes.js';
+import { productRouter } from './product/product-router.js';
 import type { DashboardRoute } from './dashboard-routes.js';
 
 /** The JSON body as an object (an absent body is an empty one). */
@@ -39,5 +40,6 @@ export function dashboardRouter(context: RouteContext): Router {
   DASHBOARD_ROUTES.filter((route) => route.public).forEach(mount);
   router.use(memberAuth(context.rpc));
   DASHBOARD_ROUTES.filter((route) => !route.public).forEach(mount);
+  router.use(productRouter(context));
   return router;
 }
