@@ -20,3 +20,5 @@ export {
   surveyResponseViewSchema,
 } from './product.js';
 export type { SuggestionStatus, TicketStatus } from './product.js';
+export { userErasedContract } from './privacy-events.js';
+export type { UserErased } from './privacy-events.js';

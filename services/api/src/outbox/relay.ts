@@ -93,8 +93,9 @@ export class OutboxRelay {
         // One channel keeps publish order; confirms are awaited together.
         await Promise.all(
           events.map((row) => {
-            const event = row.payload as unknown as DomainEvent;
-            return this.publisher.publish(this.names.domainEvents, event.event, event, { messageId: event.id });
+            // Routed by event name; internal events (privacy.user_erased) travel the same way.
+            const event = row.payload as unknown as Pick<DomainEvent, 'id' | 'event'>;
+            return this.publisher.publish(this.names.domainEvents, row.eventType, event, { messageId: row.eventId });
           }),
         );
         await tx.outboxEvent.updateMany({

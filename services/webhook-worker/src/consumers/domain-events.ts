@@ -1,6 +1,6 @@
 import type { ConfirmChannel } from 'amqplib';
-import { domainEventContract } from '@feedback/contracts';
-import type { DomainEvent } from '@feedback/contracts';
+import { defineContract, domainEventContract, userErasedContract } from '@feedback/contracts';
+import type { DomainEvent, UserErased } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
 import { QUORUM_QUEUE, declareExchanges, startConsumer } from '@feedback/messaging';
 import type { Broker, Consumer, TopologyNames } from '@feedback/messaging';
@@ -25,6 +25,19 @@ export async function receiveEvent(prisma: PrismaClient, event: DomainEvent): Pr
   return count === 1;
 }
 
+/** The worker's queue carries product events and the internal erasure event. */
+const inboundContract = defineContract('webhook-worker-inbound', {
+  oneOf: [domainEventContract.schema, userErasedContract.schema],
+} as const);
+
+/** Records an erasure once; the delivery pipeline consults it before sending anything. */
+export async function recordErasure(prisma: PrismaClient, erasure: UserErased): Promise<void> {
+  await prisma.privacyErasure.createMany({
+    data: [{ appId: erasure.app_id, userHash: erasure.user_hash, erasedAt: new Date(erasure.created_at) }],
+    skipDuplicates: true,
+  });
+}
+
 export function consumeDomainEvents(options: {
   broker: Broker;
   names: TopologyNames;
@@ -36,8 +49,14 @@ export function consumeDomainEvents(options: {
     queue: options.names.workerDomainEventsQueue,
     setup: (channel) => declareDomainEventsQueue(channel, options.names),
     prefetch: options.prefetch,
-    contract: domainEventContract,
-    handle: async (event) => {
+    contract: inboundContract,
+    handle: async (message) => {
+      if ((message as { event: string }).event === 'privacy.user_erased') {
+        await recordErasure(options.prisma, message as UserErased);
+        options.logger.info('user erasure recorded', { appId: (message as UserErased).app_id });
+        return;
+      }
+      const event = message as DomainEvent;
       const first = await receiveEvent(options.prisma, event);
       options.logger.info(first ? 'event received' : 'duplicate event ignored', {
         eventId: event.id,

@@ -1,0 +1,91 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Prisma, PrismaClient } from '../database.js';
+import { suggestionView } from '../suggestions/suggestion-view.js';
+import { ticketView } from '../tickets/ticket-view.js';
+
+/** An erased user's id in the erasure event: enough to match, nothing to read. */
+export const userHash = (appId: number, externalId: string) => createHash('sha256').update(`${appId}:${externalId}`).digest('hex');
+
+/** Everything the api holds about one end user of one app (specification: privacy:read). */
+export async function exportUserData(prisma: PrismaClient, appId: number, externalId: string) {
+  const [suggestions, comments, tickets, surveyResponses] = await Promise.all([
+    prisma.suggestion.findMany({ where: { appId, authorExternalId: externalId }, orderBy: { id: 'asc' } }),
+    prisma.suggestionComment.findMany({ where: { appId, authorExternalId: externalId }, orderBy: { id: 'asc' } }),
+    prisma.ticket.findMany({ where: { appId, authorExternalId: externalId }, orderBy: { id: 'asc' }, include: { messages: { orderBy: { id: 'asc' } } } }),
+    prisma.surveyResponse.findMany({ where: { appId, respondentExternalId: externalId }, orderBy: { id: 'asc' } }),
+  ]);
+  return {
+    external_id: externalId,
+    exported_at: new Date().toISOString(),
+    suggestions: suggestions.map(suggestionView),
+    comments: comments.map((comment) => ({ id: comment.id, suggestion_id: comment.suggestionId, body: comment.body, created_at: comment.createdAt.toISOString() })),
+    tickets: tickets.map((ticket) => ({
+      ...ticketView(ticket),
+      messages: ticket.messages.map((message) => ({
+        id: message.id,
+        body: message.body,
+        visibility: message.visibility,
+        sender_type: message.senderType,
+        created_at: message.createdAt.toISOString(),
+      })),
+    })),
+    survey_responses: surveyResponses.map((response) => ({
+      id: response.id,
+      survey_id: response.surveyId,
+      score: response.score,
+      answers: response.answers,
+      created_at: response.createdAt.toISOString(),
+    })),
+  };
+}
+
+/** Placeholder author of an erased user's suggestions: the idea stays on the board, the person goes. */
+export const ERASED_AUTHOR = '[erased]';
+
+/**
+ * Erases one end user of one app, in one transaction (specification: privacy:write). Their
+ * suggestions stay, anonymised; their comments, tickets (with every message) and survey
+ * responses are deleted; events about them not yet published are withheld; stored answers to
+ * idempotent requests that show them are dropped; and `privacy.user_erased` tells the worker to
+ * erase its copies and deliver nothing more about them. Running it again finds nothing to do.
+ */
+export async function eraseUserData(prisma: PrismaClient, appId: number, externalId: string) {
+  return prisma.$transaction(async (tx) => {
+    const anonymised = await tx.suggestion.updateMany({
+      where: { appId, authorExternalId: externalId },
+      data: { authorExternalId: ERASED_AUTHOR, authorName: null },
+    });
+    const comments = await tx.suggestionComment.findMany({ where: { appId, authorExternalId: externalId }, select: { id: true, suggestionId: true } });
+    for (const comment of comments) {
+      await tx.suggestion.update({ where: { id: comment.suggestionId }, data: { commentCount: { decrement: 1 } } });
+    }
+    await tx.suggestionComment.deleteMany({ where: { id: { in: comments.map((comment) => comment.id) } } });
+    const tickets = await tx.ticket.deleteMany({ where: { appId, authorExternalId: externalId } });
+    const surveys = await tx.surveyResponse.deleteMany({ where: { appId, respondentExternalId: externalId } });
+    const withheld = await withholdUnpublishedEvents(tx, appId, externalId);
+    await tx.$executeRaw`
+      DELETE FROM api.idempotency_records
+      WHERE app_id = ${appId} AND (response_body -> 'author' ->> 'external_id' = ${externalId}
+        OR response_body -> 'user' ->> 'external_id' = ${externalId})`;
+    const erasure = { id: randomUUID(), event: 'privacy.user_erased' as const, created_at: new Date().toISOString(), app_id: appId, user_hash: userHash(appId, externalId) };
+    await tx.outboxEvent.create({ data: { eventId: erasure.id, eventType: erasure.event, payload: erasure } });
+    return {
+      external_id: externalId,
+      suggestions_anonymised: anonymised.count,
+      comments_deleted: comments.length,
+      tickets_deleted: tickets.count,
+      survey_responses_deleted: surveys.count,
+      events_withheld: withheld,
+    };
+  });
+}
+
+/** Unpublished events naming the user as author or sender are deleted: no later webhook carries them. */
+async function withholdUnpublishedEvents(tx: Prisma.TransactionClient, appId: number, externalId: string): Promise<number> {
+  return tx.$executeRaw`
+    DELETE FROM api.outbox_events
+    WHERE published_at IS NULL
+      AND (payload -> 'app' ->> 'id')::int = ${appId}
+      AND (payload -> 'data' -> 'author' ->> 'external_id' = ${externalId}
+        OR payload -> 'data' -> 'sender' ->> 'external_id' = ${externalId})`;
+}

@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '@feedback/test-support';
+import { call, createApp, grantScopes, signUpTeam } from './dashboard.js';
+import type { Owner } from './dashboard.js';
+import { startSystem } from './system.js';
+import type { RunningSystem } from './system.js';
+
+let system: RunningSystem;
+let owner: Owner;
+let appId: number;
+let key: string;
+let publicKey: string;
+const url = () => system.api.url;
+const api = <T = Record<string, unknown>>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  call<T>(url(), method, `/api/v1${path}`, { key, body, ...headers });
+const widget = (path: string, body: unknown) => call<Record<string, unknown>>(url(), 'POST', `/widget/v1${path}`, { key: publicKey, body });
+
+beforeAll(async () => {
+  system = await startSystem();
+  owner = await signUpTeam(url(), 'pro');
+  const app = await createApp(url(), owner.token, 'Privacy app');
+  ({ appId, secretKey: key, publicKey } = app);
+}, 60_000);
+
+afterAll(async () => {
+  await system?.stop();
+});
+
+describe('analytics', () => {
+  it('needs analytics:read', async () => {
+    const answer = await api('GET', '/analytics');
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ error: 'insufficient_scope', required_scope: 'analytics:read' });
+  });
+
+  it('counts suggestions and tickets by status, and survey responses with their score, over a period', async () => {
+    await grantScopes(url(), owner.token, appId, ['analytics:read', 'suggestions:write', 'tickets:write', 'privacy:read', 'privacy:write']);
+    const from = new Date(Date.now() - 1000).toISOString();
+    const first = await widget('/suggestions', { title: 'One', user: { external_id: 'a' } });
+    await widget('/suggestions', { title: 'Two', user: { external_id: 'b' } });
+    await call(url(), 'PATCH', `/dashboard/v1/apps/${appId}/suggestions/${first.body['id']}`, { token: owner.token, body: { status: 'planned' } });
+    await widget('/tickets', { subject: 'Help', body: 'x', user: { external_id: 'a' } });
+    for (const score of [10, 9, 7, 3]) await widget('/survey-responses', { survey_id: 'nps', score, user: { external_id: `s${score}` } });
+    await widget('/survey-responses', { survey_id: 'nps', user: { external_id: 'unscored' } });
+    const to = new Date(Date.now() + 1000).toISOString();
+    const answer = await api('GET', `/analytics?from=${from}&to=${to}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      period: { from, to },
+      suggestions: { created: 2, by_status: { open: 1, under_review: 0, planned: 1, in_progress: 0, completed: 0, declined: 0 } },
+      tickets: { created: 1, by_status: { open: 1, pending: 0, solved: 0, closed: 0 } },
+      survey_responses: { count: 5, scored: 4, average_score: 7.25, nps: 25 },
+    });
+  });
+
+  it('refuses a period that ends before it starts', async () => {
+    const answer = await api('GET', '/analytics?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z');
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: 'validation_failed', field: '/from' });
+  });
+});
+
+describe('privacy', () => {
+  const user = { external_id: 'erase-me', name: 'Eve' };
+
+  it('exports everything held about one end user', async () => {
+    const suggestion = await widget('/suggestions', { title: 'My idea', user });
+    await widget(`/suggestions/${suggestion.body['id']}/comments`, { body: 'More detail', user });
+    const ticket = await widget('/tickets', { subject: 'My account', body: 'my email is eve@example.com', user });
+    await call(url(), 'POST', `/dashboard/v1/apps/${appId}/tickets/${ticket.body['id']}/messages`, { token: owner.token, body: { body: 'On it', visibility: 'public' } });
+    await widget('/survey-responses', { survey_id: 'csat', score: 8, user });
+
+    const exported = await api<Record<string, Array<Record<string, unknown>>>>('GET', '/privacy/users/erase-me');
+    expect(exported.status).toBe(200);
+    expect(exported.body['suggestions']?.map((item) => item['title'])).toEqual(['My idea']);
+    expect(exported.body['comments']?.map((item) => item['body'])).toEqual(['More detail']);
+    expect(exported.body['tickets']?.[0]).toMatchObject({ subject: 'My account', messages: [{ body: 'my email is eve@example.com' }, { body: 'On it' }] });
+    expect(exported.body['survey_responses']?.map((item) => item['score'])).toEqual([8]);
+  });
+
+  it('erases everywhere: anonymises their suggestions, deletes the rest, withholds unpublished events, tells the worker; idempotently', async () => {
+    await fetch(`${url()}/api/v1/suggestions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'idempotency-key': 'erase-key' },
+      body: JSON.stringify({ title: 'Via API', author: user }),
+    });
+    // Events about the user that cannot be published yet (broker unreachable) must never go out.
+    system.brokerProxy.interrupt();
+    const waiting = await widget('/suggestions', { title: 'Written during the outage', user });
+    expect(waiting.status).toBe(201);
+    const erased = await api('DELETE', '/privacy/users/erase-me');
+    expect(erased.status).toBe(200);
+    expect(erased.body).toMatchObject({ suggestions_anonymised: 3, comments_deleted: 1, tickets_deleted: 1, survey_responses_deleted: 1 });
+    expect(erased.body['events_withheld']).toBeGreaterThanOrEqual(1);
+    system.brokerProxy.restore();
+
+    const exported = await api<Record<string, unknown[]>>('GET', '/privacy/users/erase-me');
+    expect(exported.body).toMatchObject({ suggestions: [], comments: [], tickets: [], survey_responses: [] });
+    const list = await api<{ data: Array<{ title: string; author: unknown }> }>('GET', '/suggestions?limit=100');
+    expect(list.body.data.find((item) => item.title === 'My idea')?.author).toEqual({ external_id: '[erased]', name: null });
+    expect(JSON.stringify(list.body)).not.toContain('Eve');
+
+    const stored = await system.api.prisma.$queryRaw<Array<{ n: bigint }>>`
+      SELECT count(*) AS n FROM api.outbox_events WHERE published_at IS NULL AND payload::text LIKE '%erase-me%'`;
+    expect(Number(stored[0]?.n)).toBe(0);
+    expect(await system.api.prisma.idempotencyRecord.count({ where: { key: 'erase-key' } })).toBe(0);
+
+    const hash = createHash('sha256').update(`${appId}:erase-me`).digest('hex');
+    await eventually(() => system.worker.prisma.privacyErasure.findFirst({ where: { appId, userHash: hash } }).then((row) => row ?? undefined), {
+      what: 'the worker to record the erasure',
+      timeoutMs: 20_000,
+    });
+
+    const again = await api('DELETE', '/privacy/users/erase-me');
+    expect(again.body).toMatchObject({ suggestions_anonymised: 0, comments_deleted: 0, tickets_deleted: 0, survey_responses_deleted: 0, events_withheld: 0 });
+  }, 60_000);
+
+  it('needs privacy:read to export and privacy:write to erase', async () => {
+    await call(url(), 'PATCH', `/dashboard/v1/apps/${appId}/api-key`, { token: owner.token, body: { remove: ['privacy:read', 'privacy:write'] } });
+    expect((await api('GET', '/privacy/users/x')).body).toMatchObject({ required_scope: 'privacy:read' });
+    expect((await api('DELETE', '/privacy/users/x')).body).toMatchObject({ required_scope: 'privacy:write' });
+  });
+});
