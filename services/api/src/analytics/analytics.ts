@@ -11,6 +11,47 @@ export const analyticsQueryContract = defineContract('analytics-query', {
   },
 } as const);
 
+const byStatus = (statuses: readonly string[]) =>
+  ({ type: 'object', required: statuses, additionalProperties: false, properties: Object.fromEntries(statuses.map((status) => [status, { type: 'integer' }])) }) as const;
+
+/** The answer of GET /api/v1/analytics. */
+export const analyticsResultSchema = {
+  type: 'object',
+  required: ['period', 'suggestions', 'tickets', 'survey_responses'],
+  additionalProperties: false,
+  properties: {
+    period: {
+      type: 'object',
+      required: ['from', 'to'],
+      additionalProperties: false,
+      properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } },
+    },
+    suggestions: {
+      type: 'object',
+      required: ['created', 'by_status'],
+      additionalProperties: false,
+      properties: { created: { type: 'integer' }, by_status: byStatus(SUGGESTION_STATUSES) },
+    },
+    tickets: {
+      type: 'object',
+      required: ['created', 'by_status'],
+      additionalProperties: false,
+      properties: { created: { type: 'integer' }, by_status: byStatus(TICKET_STATUSES) },
+    },
+    survey_responses: {
+      type: 'object',
+      required: ['count', 'scored', 'average_score', 'nps'],
+      additionalProperties: false,
+      properties: {
+        count: { type: 'integer' },
+        scored: { type: 'integer', description: 'Responses with a score.' },
+        average_score: { type: ['number', 'null'] },
+        nps: { type: ['integer', 'null'], description: 'Net Promoter Score, -100 to 100: % of 9-10 minus % of 0-6.' },
+      },
+    },
+  },
+};
+
 const MAX_PERIOD_DAYS = 366;
 
 function zeroes<const S extends readonly string[]>(statuses: S): Record<S[number], number> {

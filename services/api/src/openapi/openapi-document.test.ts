@@ -20,10 +20,18 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('declares both security schemes, and the public routes need neither', () => {
-    expect(Object.keys(document.components.securitySchemes)).toEqual(['secretKey', 'memberSession']);
+  it('declares the three security schemes, and the public routes need none', () => {
+    expect(Object.keys(document.components.securitySchemes)).toEqual(['secretKey', 'publicKey', 'memberSession']);
     expect(paths['/api/v1/openapi.json']?.['get']?.security).toEqual([]);
     expect(paths['/dashboard/v1/sign-in']?.['post']?.security).toEqual([]);
+  });
+
+  it('names the required scope of every /api/v1 operation', () => {
+    const operations = Object.entries(paths).filter(([path]) => path.startsWith('/api/v1/') && path !== '/api/v1/openapi.json');
+    expect(operations.length).toBeGreaterThanOrEqual(4);
+    for (const [, methods] of operations) {
+      for (const operation of Object.values(methods ?? {})) expect((operation as Record<string, unknown>)['x-required-scope']).toMatch(/^[a-z]+:(read|write)$/);
+    }
   });
 
   it('never describes an actor field in a request body: the acting member comes from the session', () => {

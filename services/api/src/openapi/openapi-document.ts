@@ -1,14 +1,35 @@
-import { rpcMethods } from '@feedback/contracts';
-import { SCOPE_NAMES, suggestionViewSchema } from '@feedback/contracts';
+import { EVENT_DATA_SCHEMAS, SCOPE_NAMES, commentViewSchema, rpcMethods, suggestionViewSchema, surveyResponseViewSchema, ticketViewSchema } from '@feedback/contracts';
+import type { Contract, Scope } from '@feedback/contracts';
+import { analyticsQueryContract, analyticsResultSchema } from '../analytics/analytics.js';
 import { ERROR_STATUS } from '../http/api-error.js';
+import { listQueryContract } from '../pagination/list-query.js';
+import { erasureResultSchema, exportResultSchema } from '../privacy/user-data.js';
+import {
+  memberCommentRequest,
+  suggestionStatusRequest,
+  ticketMessageRequest,
+  ticketStatusRequest,
+  widgetCommentRequest,
+  widgetReplyRequest,
+  widgetSuggestionRequest,
+  widgetSurveyResponseRequest,
+  widgetTicketRequest,
+} from '../product/request-schemas.js';
 import { DASHBOARD_ROUTES } from '../routes/dashboard-v1/dashboard-routes.js';
 import { createSuggestionRequest } from '../suggestions/suggestion-schemas.js';
+import { createTicketRequest } from '../tickets/ticket-schemas.js';
 
 /**
  * The OpenAPI 3.1 description of everything the api serves, built from the same JSON Schemas
- * the server validates with and the same route table it mounts, so the two cannot drift.
+ * the server validates with (request contracts, query contracts, RPC contracts, record views)
+ * and the same dashboard route table it mounts.
  */
 type Schema = Record<string, unknown>;
+type Operation = Record<string, unknown>;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+const errorResponse = (description: string, schema: unknown = ref('Error')) => ({ description, content: json(schema) });
 
 const errorSchema = {
   type: 'object',
@@ -16,6 +37,7 @@ const errorSchema = {
   properties: {
     error: { type: 'string', enum: Object.keys(ERROR_STATUS), description: 'Stable code: branch on this.' },
     message: { type: 'string', description: 'Human-readable; do not branch on it.' },
+    field: { type: 'string', description: 'With validation_failed: the offending field (JSON Pointer) or parameter.' },
   },
 };
 
@@ -33,8 +55,169 @@ const insufficientScopeSchema = {
   },
 };
 
-const json = (schema: unknown) => ({ 'application/json': { schema } });
-const errorResponse = (description: string, schema: unknown = { $ref: '#/components/schemas/Error' }) => ({ description, content: json(schema) });
+const pageOf = (item: string) => ({
+  type: 'object',
+  required: ['data', 'next_cursor'],
+  additionalProperties: false,
+  properties: {
+    data: { type: 'array', items: ref(item) },
+    next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' },
+  },
+});
+
+/** Query parameters from a query contract's properties. */
+function queryParameters(contract: Contract<unknown>): Schema[] {
+  const properties = (contract.schema as { properties: Record<string, Schema> }).properties;
+  return Object.entries(properties).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: false,
+    description: schema['description'],
+    schema: { ...schema, description: undefined },
+  }));
+}
+
+const pathParameter = (name: string, schema: Schema, description: string) => ({ name, in: 'path', required: true, description, schema });
+const idParameter = (name: string) => pathParameter(name, { type: 'integer' }, 'Numeric id.');
+
+const commonErrors = {
+  '401': errorResponse('`missing_api_key`, `invalid_api_key` or `revoked_api_key`; see WWW-Authenticate.'),
+  '429': errorResponse('`rate_limited`: too many failed authentications; see Retry-After.'),
+  '503': errorResponse('`service_unavailable`: retry after Retry-After.'),
+};
+
+/** An /api/v1 operation: secret key with `scope`. */
+function restOperation(scope: Scope, operation: Operation, responses: Record<string, unknown>): Operation {
+  return {
+    ...operation,
+    tags: [operation['tags'] ?? 'REST API'].flat(),
+    description: `${operation['description'] ?? ''}\n\nRequires the scope \`${scope}\`.`.trim(),
+    security: [{ secretKey: [] }],
+    'x-required-scope': scope,
+    responses: {
+      ...responses,
+      '400': errorResponse('`validation_failed` (with `field`), `malformed_json` or `invalid_cursor`.'),
+      ...commonErrors,
+      // `error` tells which: insufficient_scope carries the fields of specification section 7.
+      '403': errorResponse('`insufficient_scope` (with the fields below) or `plan_upgrade_required`.', {
+        anyOf: [ref('InsufficientScopeError'), ref('Error')],
+      }),
+    },
+  };
+}
+
+const idempotencyKeyHeader = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Retrying with the same key returns the first answer (with `Idempotent-Replayed: true`) and creates nothing twice. Another request with the same key gets 422 `idempotency_key_reused`.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
+function restPaths() {
+  const listDescription =
+    'Newest first by default. With `updated_since`, only items updated at or after that instant, oldest update first: sweep every page to recover after missed webhooks, and process items idempotently.';
+  const created = (schema: string) => ({ '201': { description: 'Created.', content: json(ref(schema)) }, '409': errorResponse('`idempotency_in_progress`.'), '422': errorResponse('`idempotency_key_reused`.') });
+  return {
+    '/api/v1/suggestions': {
+      post: restOperation('suggestions:write', {
+        operationId: 'createSuggestion',
+        summary: 'Creates a suggestion on behalf of one of your users.',
+        tags: 'Suggestions',
+        parameters: [idempotencyKeyHeader],
+        requestBody: { required: true, content: json(createSuggestionRequest.schema) },
+      }, created('Suggestion')),
+      get: restOperation('suggestions:read', {
+        operationId: 'listSuggestions',
+        summary: 'Lists suggestions, each with its author.',
+        description: listDescription,
+        tags: 'Suggestions',
+        parameters: queryParameters(listQueryContract),
+      }, { '200': { description: 'One page.', content: json(pageOf('Suggestion')) } }),
+    },
+    '/api/v1/tickets': {
+      post: restOperation('tickets:write', {
+        operationId: 'createTicket',
+        summary: 'Opens a ticket on behalf of one of your users, with its first message.',
+        tags: 'Tickets',
+        parameters: [idempotencyKeyHeader],
+        requestBody: { required: true, content: json(createTicketRequest.schema) },
+      }, created('Ticket')),
+      get: restOperation('tickets:read', {
+        operationId: 'listTickets',
+        summary: 'Lists tickets.',
+        description: listDescription,
+        tags: 'Tickets',
+        parameters: queryParameters(listQueryContract),
+      }, { '200': { description: 'One page.', content: json(pageOf('Ticket')) } }),
+    },
+    '/api/v1/analytics': {
+      get: restOperation('analytics:read', {
+        operationId: 'getAnalytics',
+        summary: 'Counts over a period: suggestions and tickets created, by status; survey responses, average score and NPS.',
+        tags: 'Analytics',
+        parameters: queryParameters(analyticsQueryContract),
+      }, { '200': { description: 'The counts.', content: json(analyticsResultSchema) } }),
+    },
+    '/api/v1/privacy/users/{externalId}': {
+      get: restOperation('privacy:read', {
+        operationId: 'exportUserData',
+        summary: 'Everything held about one of your users.',
+        tags: 'Privacy',
+        parameters: [pathParameter('externalId', { type: 'string', maxLength: 255 }, "Your system's id for the user.")],
+      }, { '200': { description: 'The export.', content: json(exportResultSchema) } }),
+      delete: restOperation('privacy:write', {
+        operationId: 'eraseUserData',
+        summary: 'Erases one of your users: anonymises their suggestions, deletes the rest, and no later webhook carries them. Idempotent.',
+        tags: 'Privacy',
+        parameters: [pathParameter('externalId', { type: 'string', maxLength: 255 }, "Your system's id for the user.")],
+      }, { '200': { description: 'What was erased (zeros when there was nothing left).', content: json(erasureResultSchema) } }),
+    },
+  };
+}
+
+function widgetOperation(operationId: string, summary: string, body: Contract<unknown>, result: string, parameters: Schema[] = []): Operation {
+  return {
+    operationId,
+    summary,
+    tags: ['Widget'],
+    security: [{ publicKey: [] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    requestBody: { required: true, content: json(body.schema) },
+    responses: {
+      '201': { description: 'Created.', content: json(ref(result)) },
+      '400': errorResponse('`validation_failed` with `field`.'),
+      '401': errorResponse('`invalid_public_key`.'),
+      '404': errorResponse('`not_found`: no such record (or, for replies, not your ticket).'),
+      '409': errorResponse('`ticket_closed`.'),
+    },
+  };
+}
+
+function widgetPaths() {
+  return {
+    '/widget/v1/suggestions': { post: widgetOperation('widgetCreateSuggestion', 'An end user submits a suggestion.', widgetSuggestionRequest, 'Suggestion') },
+    '/widget/v1/suggestions/{suggestionId}/comments': {
+      post: widgetOperation('widgetComment', 'An end user comments on a suggestion.', widgetCommentRequest, 'Comment', [idParameter('suggestionId')]),
+    },
+    '/widget/v1/tickets': { post: widgetOperation('widgetOpenTicket', 'An end user opens a ticket.', widgetTicketRequest, 'Ticket') },
+    '/widget/v1/tickets/{ticketId}/replies': {
+      post: widgetOperation('widgetReply', 'An end user replies to their own ticket (reopens it if pending or solved).', widgetReplyRequest, 'TicketMessage', [idParameter('ticketId')]),
+    },
+    '/widget/v1/survey-responses': {
+      post: widgetOperation('widgetSurveyResponse', 'An end user answers a survey.', widgetSurveyResponseRequest, 'SurveyResponse'),
+    },
+  };
+}
+
+const dashboardErrors = {
+  '400': errorResponse('The body is invalid: `validation_failed` with the offending `field`.'),
+  '401': errorResponse('`invalid_session` or `invalid_credentials`.'),
+  '403': errorResponse('`insufficient_role`: this needs an Owner or Admin.'),
+  '404': errorResponse('`not_found`.'),
+  '429': errorResponse('`rate_limited`: too many failed authentications; see Retry-After.'),
+  '503': errorResponse('`service_unavailable` or `propagation_unconfirmed`; retry.'),
+};
 
 /** Path and session fields are not in the body. */
 function bodySchema(request: Schema, omit: string[]): Schema {
@@ -44,40 +227,102 @@ function bodySchema(request: Schema, omit: string[]): Schema {
   return { ...request, properties, required };
 }
 
-function dashboardPaths(): Record<string, Record<string, unknown>> {
+function dashboardCommandPaths(): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of DASHBOARD_ROUTES) {
     const contract = rpcMethods[route.command];
     const path = `/dashboard/v1${route.path.replace(/:(\w+)/g, '{$1}')}`;
-    const params = Object.entries(route.params ?? {}).map(([name, field]) => ({
-      name,
-      in: 'path',
-      required: true,
-      schema: field === 'app_id' ? { type: 'integer' } : { type: 'string', format: 'uuid' },
-    }));
+    const parameters = Object.entries(route.params ?? {}).map(([name, field]) =>
+      pathParameter(name, field === 'app_id' ? { type: 'integer' } : { type: 'string', format: 'uuid' }, field === 'app_id' ? 'App id.' : 'Member id.'),
+    );
     const status = String(route.status ?? 200);
+    const { '401': unauthenticated, '403': forbidden, '404': missing, ...rest } = dashboardErrors;
     paths[path] ??= {};
     paths[path][route.method] = {
       operationId: route.command.replace('authority.', ''),
       summary: route.summary,
       tags: ['Dashboard'],
       security: route.public ? [] : [{ memberSession: [] }],
-      ...(params.length > 0 ? { parameters: params } : {}),
+      ...(parameters.length > 0 ? { parameters } : {}),
       ...(route.body
         ? { requestBody: { required: true, content: json(bodySchema(contract.request.schema as Schema, ['actor', ...Object.values(route.params ?? {})])) } }
         : {}),
       responses: {
         [status]: status === '204' ? { description: 'Done.' } : { description: 'Success.', content: json(contract.result.schema) },
-        '400': errorResponse('The body is invalid: `validation_failed` with the offending `field`.'),
-        '401': errorResponse('`invalid_session` or `invalid_credentials`.'),
-        ...(route.public ? {} : { '403': errorResponse('`insufficient_role`: this needs an Owner or Admin.'), '404': errorResponse('`not_found`.') }),
-        '429': errorResponse('`rate_limited`: too many failed authentications; see Retry-After.'),
-        '503': errorResponse('`service_unavailable` or `propagation_unconfirmed`; retry.'),
+        ...rest,
+        '401': unauthenticated,
+        ...(route.public ? {} : { '403': forbidden, '404': missing }),
       },
     };
   }
   return paths;
 }
+
+function productOperation(operationId: string, summary: string, responses: Record<string, unknown>, extra: Operation = {}): Operation {
+  return {
+    operationId,
+    summary,
+    tags: ['Dashboard'],
+    security: [{ memberSession: [] }],
+    ...extra,
+    responses: { ...responses, ...dashboardErrors, '409': errorResponse('`invalid_transition` (with `allowed_statuses`) or `ticket_closed`.') },
+  };
+}
+
+function dashboardProductPaths() {
+  const app = idParameter('appId');
+  const body = (contract: Contract<unknown>) => ({ requestBody: { required: true, content: json(contract.schema) } });
+  return {
+    '/dashboard/v1/apps/{appId}/suggestions': {
+      get: productOperation('boardSuggestions', "The app's suggestions (same paging as the REST API).", { '200': { description: 'One page.', content: json(pageOf('Suggestion')) } }, {
+        parameters: [app, ...queryParameters(listQueryContract)],
+      }),
+    },
+    '/dashboard/v1/apps/{appId}/suggestions/{suggestionId}': {
+      patch: productOperation('changeSuggestionStatus', 'Moves a suggestion on the board; emits suggestion.status_changed.', { '200': { description: 'The suggestion.', content: json(ref('Suggestion')) } }, {
+        parameters: [app, idParameter('suggestionId')],
+        ...body(suggestionStatusRequest),
+      }),
+    },
+    '/dashboard/v1/apps/{appId}/suggestions/{suggestionId}/comments': {
+      post: productOperation('commentAsMember', 'Comments on a suggestion as the team; emits suggestion.commented.', { '201': { description: 'The comment.', content: json(ref('Comment')) } }, {
+        parameters: [app, idParameter('suggestionId')],
+        ...body(memberCommentRequest),
+      }),
+    },
+    '/dashboard/v1/apps/{appId}/tickets': {
+      get: productOperation('inboxTickets', "The app's tickets (same paging as the REST API).", { '200': { description: 'One page.', content: json(pageOf('Ticket')) } }, {
+        parameters: [app, ...queryParameters(listQueryContract)],
+      }),
+    },
+    '/dashboard/v1/apps/{appId}/tickets/{ticketId}': {
+      patch: productOperation('changeTicketStatus', "Changes a ticket's status; emits ticket.status_changed.", { '200': { description: 'The ticket.', content: json(ref('Ticket')) } }, {
+        parameters: [app, idParameter('ticketId')],
+        ...body(ticketStatusRequest),
+      }),
+    },
+    '/dashboard/v1/apps/{appId}/tickets/{ticketId}/messages': {
+      post: productOperation('replyOrNote', 'A public reply (emits ticket.replied, sender_type agent) or an internal note (no event).', { '201': { description: 'The message.', content: json(ref('TicketMessage')) } }, {
+        parameters: [app, idParameter('ticketId')],
+        ...body(ticketMessageRequest),
+      }),
+    },
+  };
+}
+
+const ticketMessageSchema = {
+  type: 'object',
+  required: ['id', 'ticket_id', 'body', 'visibility', 'sender_type', 'created_at'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'integer' },
+    ticket_id: { type: 'integer' },
+    body: { type: 'string' },
+    visibility: { enum: ['public', 'internal'] },
+    sender_type: { enum: ['agent', 'app_user'] },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+};
 
 export function buildOpenApiDocument(options: { publicBaseUrl: string }) {
   return {
@@ -86,14 +331,18 @@ export function buildOpenApiDocument(options: { publicBaseUrl: string }) {
       title: 'Feedback platform API',
       version: '1.0.0',
       description:
-        'The REST API (`/api/v1`, authenticated by an app secret key with scopes) and the team dashboard API (`/dashboard/v1`, authenticated by a member session). Every error body is `{ error, message }` with a stable `error` code.',
+        'The REST API (`/api/v1`, an app secret key with scopes), the widget API (`/widget/v1`, the app public key) and the team dashboard API (`/dashboard/v1`, a member session). Every error body is `{ error, message }` with a stable `error` code. Webhook event payloads are described under `x-webhook-event-data`.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: options.publicBaseUrl }],
     tags: [
       { name: 'Suggestions', description: 'Suggestions from your app users.' },
+      { name: 'Tickets', description: 'Support tickets.' },
+      { name: 'Analytics', description: 'Counts over a period.' },
+      { name: 'Privacy', description: 'Export and erase one end user.' },
+      { name: 'Widget', description: 'What end users do from the in-app widget.' },
+      { name: 'Dashboard', description: 'Team, members, apps, API keys, and working on feedback.' },
       { name: 'Meta', description: 'This description.' },
-      { name: 'Dashboard', description: 'Team, members, apps and API keys (Owner and Admin manage keys).' },
     ],
     components: {
       securitySchemes: {
@@ -103,10 +352,20 @@ export function buildOpenApiDocument(options: { publicBaseUrl: string }) {
           bearerFormat: 'sk_live_…',
           description: "The app's secret key: `Authorization: Bearer sk_live_…`. Each operation names the scope it needs in `x-required-scope`.",
         },
+        publicKey: { type: 'http', scheme: 'bearer', bearerFormat: 'pk_live_…', description: "The app's public key, as the widget holds it." },
         memberSession: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token answered by sign-up or sign-in.' },
       },
-      schemas: { Error: errorSchema, InsufficientScopeError: insufficientScopeSchema, Suggestion: suggestionViewSchema },
+      schemas: {
+        Error: errorSchema,
+        InsufficientScopeError: insufficientScopeSchema,
+        Suggestion: suggestionViewSchema,
+        Ticket: ticketViewSchema,
+        Comment: commentViewSchema,
+        TicketMessage: ticketMessageSchema,
+        SurveyResponse: surveyResponseViewSchema,
+      },
     },
+    'x-webhook-event-data': EVENT_DATA_SCHEMAS,
     paths: {
       '/api/v1/openapi.json': {
         get: {
@@ -120,28 +379,10 @@ export function buildOpenApiDocument(options: { publicBaseUrl: string }) {
           },
         },
       },
-      '/api/v1/suggestions': {
-        post: {
-          operationId: 'createSuggestion',
-          summary: 'Creates a suggestion on behalf of one of your users. Scope: suggestions:write.',
-          tags: ['Suggestions'],
-          security: [{ secretKey: [] }],
-          'x-required-scope': 'suggestions:write',
-          requestBody: { required: true, content: json(createSuggestionRequest.schema) },
-          responses: {
-            '201': { description: 'Created.', content: json({ $ref: '#/components/schemas/Suggestion' }) },
-            '400': errorResponse('`validation_failed` (with `field`) or `malformed_json`.'),
-            '401': errorResponse('`missing_api_key`, `invalid_api_key` or `revoked_api_key`; see WWW-Authenticate.'),
-            // `error` tells which: insufficient_scope carries the fields of specification section 7.
-            '403': errorResponse('`insufficient_scope` (with the fields below) or `plan_upgrade_required`.', {
-              anyOf: [{ $ref: '#/components/schemas/InsufficientScopeError' }, { $ref: '#/components/schemas/Error' }],
-            }),
-            '429': errorResponse('`rate_limited`; see Retry-After.'),
-            '503': errorResponse('`service_unavailable`; retry after Retry-After.'),
-          },
-        },
-      },
-      ...dashboardPaths(),
+      ...restPaths(),
+      ...widgetPaths(),
+      ...dashboardCommandPaths(),
+      ...dashboardProductPaths(),
     },
   };
 }

@@ -3,6 +3,35 @@ import type { Prisma, PrismaClient } from '../database.js';
 import { suggestionView } from '../suggestions/suggestion-view.js';
 import { ticketView } from '../tickets/ticket-view.js';
 
+/** The answer of DELETE /api/v1/privacy/users/{externalId}. */
+export const erasureResultSchema = {
+  type: 'object',
+  required: ['external_id', 'suggestions_anonymised', 'comments_deleted', 'tickets_deleted', 'survey_responses_deleted', 'events_withheld'],
+  additionalProperties: false,
+  properties: {
+    external_id: { type: 'string' },
+    suggestions_anonymised: { type: 'integer', description: 'Kept on the board with the author removed.' },
+    comments_deleted: { type: 'integer' },
+    tickets_deleted: { type: 'integer', description: 'With all their messages.' },
+    survey_responses_deleted: { type: 'integer' },
+    events_withheld: { type: 'integer', description: 'Events about the user not yet sent, now never sent.' },
+  },
+};
+
+/** The answer of GET /api/v1/privacy/users/{externalId}. */
+export const exportResultSchema = {
+  type: 'object',
+  required: ['external_id', 'exported_at', 'suggestions', 'comments', 'tickets', 'survey_responses'],
+  properties: {
+    external_id: { type: 'string' },
+    exported_at: { type: 'string', format: 'date-time' },
+    suggestions: { type: 'array', items: { $ref: '#/components/schemas/Suggestion' } },
+    comments: { type: 'array', items: { type: 'object' } },
+    tickets: { type: 'array', items: { type: 'object', description: 'A ticket with all its messages.' } },
+    survey_responses: { type: 'array', items: { $ref: '#/components/schemas/SurveyResponse' } },
+  },
+};
+
 /** An erased user's id in the erasure event: enough to match, nothing to read. */
 export const userHash = (appId: number, externalId: string) => createHash('sha256').update(`${appId}:${externalId}`).digest('hex');
 
