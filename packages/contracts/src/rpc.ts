@@ -1,4 +1,5 @@
 import { defineContract } from './contract.js';
+import { EVENT_NAMES } from './domain-event.js';
 import {
   actorSchema,
   apiKeySchema,
@@ -41,6 +42,35 @@ export const rpcReplyContract = defineContract('rpc-reply', {
 } as const);
 export type RpcReply = ReturnType<typeof rpcReplyContract.parse>;
 
+
+const endpointSchema = {
+  type: 'object',
+  required: ['id', 'app_id', 'name', 'url', 'events', 'created_at', 'updated_at'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    app_id: { type: 'integer' },
+    name: { type: 'string' },
+    url: { type: 'string', format: 'uri' },
+    events: { type: 'array', items: { enum: EVENT_NAMES } },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+/** What the api passes to the worker about the acting member: checked by the authority first. */
+const endpointOwner = {
+  type: 'object',
+  required: ['team_id', 'app_id', 'plan'],
+  additionalProperties: false,
+  properties: { team_id: { type: 'string', format: 'uuid' }, app_id: { type: 'integer' }, plan: { enum: PLANS } },
+} as const;
+
+const endpointFields = {
+  name: { type: 'string', minLength: 1, maxLength: 100 },
+  url: { type: 'string', minLength: 1, maxLength: 2048 },
+  events: { type: 'array', items: { enum: EVENT_NAMES }, minItems: 1, uniqueItems: true },
+} as const;
 
 const sessionResult = {
   type: 'object',
@@ -290,6 +320,64 @@ export const rpcMethods = {
   'authority.getApp': {
     request: defineContract('authority.getApp.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
     result: defineContract('authority.getApp.result', appSchema),
+  },
+  /** Creates an endpoint; the result shows its signing secret, once. Errors: plan_limit_reached, unsafe_url. */
+  'webhook-worker.createEndpoint': {
+    request: defineContract('webhook-worker.createEndpoint.request', {
+      type: 'object',
+      required: ['owner', 'name', 'url', 'events'],
+      additionalProperties: false,
+      properties: { owner: endpointOwner, ...endpointFields },
+    } as const),
+    result: defineContract('webhook-worker.createEndpoint.result', {
+      type: 'object',
+      required: ['endpoint', 'signing_secret'],
+      additionalProperties: false,
+      properties: { endpoint: endpointSchema, signing_secret: { type: 'string', pattern: '^whsec_' } },
+    } as const),
+  },
+  'webhook-worker.listEndpoints': {
+    request: defineContract('webhook-worker.listEndpoints.request', {
+      type: 'object',
+      required: ['owner'],
+      additionalProperties: false,
+      properties: { owner: endpointOwner },
+    } as const),
+    result: defineContract('webhook-worker.listEndpoints.result', listOf(endpointSchema)),
+  },
+  /** Errors: not_found, unsafe_url. */
+  'webhook-worker.updateEndpoint': {
+    request: defineContract('webhook-worker.updateEndpoint.request', {
+      type: 'object',
+      required: ['owner', 'endpoint_id'],
+      additionalProperties: false,
+      properties: { owner: endpointOwner, endpoint_id: { type: 'string', format: 'uuid' }, ...endpointFields },
+    } as const),
+    result: defineContract('webhook-worker.updateEndpoint.result', endpointSchema),
+  },
+  'webhook-worker.deleteEndpoint': {
+    request: defineContract('webhook-worker.deleteEndpoint.request', {
+      type: 'object',
+      required: ['owner', 'endpoint_id'],
+      additionalProperties: false,
+      properties: { owner: endpointOwner, endpoint_id: { type: 'string', format: 'uuid' } },
+    } as const),
+    result: defineContract('webhook-worker.deleteEndpoint.result', { type: 'object', additionalProperties: false } as const),
+  },
+  /** A new secret, shown once; the previous one stops signing at once. */
+  'webhook-worker.rotateEndpointSecret': {
+    request: defineContract('webhook-worker.rotateEndpointSecret.request', {
+      type: 'object',
+      required: ['owner', 'endpoint_id'],
+      additionalProperties: false,
+      properties: { owner: endpointOwner, endpoint_id: { type: 'string', format: 'uuid' } },
+    } as const),
+    result: defineContract('webhook-worker.rotateEndpointSecret.result', {
+      type: 'object',
+      required: ['endpoint', 'signing_secret'],
+      additionalProperties: false,
+      properties: { endpoint: endpointSchema, signing_secret: { type: 'string', pattern: '^whsec_' } },
+    } as const),
   },
 } as const;
 

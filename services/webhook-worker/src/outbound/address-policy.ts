@@ -1,0 +1,46 @@
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Which addresses webhooks may be sent to: public unicast only. Everything else is refused,
+ * in IPv4 and IPv6 (IPv4-mapped IPv6 is judged as the IPv4 it carries): loopback, private,
+ * link-local (with the cloud metadata address), carrier-grade NAT, multicast, broadcast,
+ * reserved, documentation and benchmarking ranges, unique-local, and unspecified.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  // ipaddr.js names every special-purpose range; only "unicast" is a public address.
+  if (parsed.range() !== 'unicast') return false;
+  if (parsed.kind() === 'ipv4') {
+    // Ranges ipaddr.js files under unicast that are still not public.
+    const v4 = parsed as ipaddr.IPv4;
+    const blocked: Array<[string, number]> = [
+      ['192.0.0.0', 24], // IETF protocol assignments
+      ['198.18.0.0', 15], // benchmarking
+    ];
+    return !blocked.some(([network, bits]) => v4.match(ipaddr.IPv4.parse(network), bits));
+  }
+  return true;
+}
+
+/** Why a URL cannot be a webhook endpoint, or undefined when its form is acceptable. */
+export function urlProblem(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'is not a valid URL';
+  }
+  if (url.protocol !== 'https:') return 'must use https';
+  if (url.username || url.password) return 'must not contain credentials';
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal') || !host.includes('.') && !host.includes(':')) {
+    return 'must name a public host';
+  }
+  // The WHATWG URL parser already turned decimal, octal and hex IPv4 forms into dotted quads.
+  if (ipaddr.isValid(host) && !isPublicAddress(host)) return 'must not point to a private, local or reserved address';
+  return undefined;
+}
