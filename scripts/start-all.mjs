@@ -1,7 +1,7 @@
 // Starts api, authority and webhook-worker from their builds (pnpm build), creates the database
 // if it is missing, waits until each answers ready, and stops them all on Ctrl-C or SIGTERM.
 // Each service applies its own migrations at start-up.
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { concurrently } from 'concurrently';
 import pg from 'pg';
 
@@ -14,6 +14,11 @@ if (!env.SESSION_SIGNING_KEY) {
   // A key for this run only: sessions end when the system stops. Set SESSION_SIGNING_KEY to keep them.
   env.SESSION_SIGNING_KEY = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   console.log('SESSION_SIGNING_KEY is not set: member sessions are signed with a key made for this run');
+}
+if (!env.SIGNING_SECRET_ENCRYPTION_KEY) {
+  // Secrets sealed with it are unreadable once the run ends. Set it to keep endpoints across runs.
+  env.SIGNING_SECRET_ENCRYPTION_KEY = randomBytes(32).toString('base64');
+  console.log('SIGNING_SECRET_ENCRYPTION_KEY is not set: webhook signing secrets are sealed with a key made for this run');
 }
 const ports = { api: env.PORT ?? '3000', authority: env.AUTHORITY_HEALTH_PORT ?? '3001', worker: env.WORKER_HEALTH_PORT ?? '3002' };
 

@@ -379,6 +379,28 @@ export const rpcMethods = {
       properties: { endpoint: endpointSchema, signing_secret: { type: 'string', pattern: '^whsec_' } },
     } as const),
   },
+  /**
+   * Owner or Admin of the app's team: may manage its webhook endpoints (specification 1.4).
+   * Answers the app and the team's plan. Errors: insufficient_role, not_found.
+   */
+  'authority.authorizeWebhookManagement': {
+    request: defineContract('authority.authorizeWebhookManagement.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
+    result: defineContract('authority.authorizeWebhookManagement.result', {
+      type: 'object',
+      required: ['app', 'team_id', 'plan'],
+      additionalProperties: false,
+      properties: {
+        app: {
+          type: 'object',
+          required: ['id', 'public_key'],
+          additionalProperties: false,
+          properties: { id: { type: 'integer' }, public_key: { type: 'string' } },
+        },
+        team_id: { type: 'string' },
+        plan: { enum: PLANS },
+      },
+    } as const),
+  },
 } as const;
 
 export type RpcMethod = keyof typeof rpcMethods;

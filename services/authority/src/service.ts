@@ -52,6 +52,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
       'authority.changePlan': keys.changePlan,
       'authority.listApps': keys.listApps,
       'authority.getApp': keys.getApp,
+      'authority.authorizeWebhookManagement': keys.authorizeWebhookManagement,
       'authority.verifyPublicKey': keys.verifyPublicKey,
       'authority.createApp': keys.createApp,
       'authority.getApiKey': keys.getApiKey,

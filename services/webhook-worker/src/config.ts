@@ -1,4 +1,4 @@
-import { integer, loadConfig, oneOf, string, url } from '@feedback/config';
+import { integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
 
 /** Every environment variable the worker reads, validated at start-up. */
 export const workerEnvironment = {
@@ -10,6 +10,15 @@ export const workerEnvironment = {
   BROKER_NAMESPACE: string({ description: 'prefix of every exchange and queue name', default: '' }),
   HEALTH_PORT: integer({ description: 'port of the health endpoints', default: 3002, min: 0, max: 65535 }),
   EVENT_PREFETCH: integer({ description: 'domain events one worker handles at once', default: 50, min: 1, max: 1000 }),
+  SIGNING_SECRET_ENCRYPTION_KEY: string({
+    description: 'AES-256 key (32 bytes, base64) that seals webhook signing secrets at rest',
+    secret: true,
+  }),
+  WEBHOOK_ALLOWED_PRIVATE_HOSTS: list({
+    description: 'host names allowed to be local or private (local test receivers only)',
+    default: [],
+  }),
+  WEBHOOK_EXTRA_CA_FILE: string({ description: 'an extra CA certificate (PEM file) to trust (local test receivers only)', default: '' }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'], { description: 'minimum log level', default: 'info' }),
 };
 
@@ -19,6 +28,9 @@ export interface WorkerConfig {
   brokerNamespace: string;
   healthPort: number;
   eventPrefetch: number;
+  signingSecretEncryptionKey: string;
+  allowedPrivateHosts: string[];
+  extraCaFile: string;
   logLevel: string;
 }
 
@@ -31,6 +43,9 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
     brokerNamespace: v.BROKER_NAMESPACE,
     healthPort: v.HEALTH_PORT,
     eventPrefetch: v.EVENT_PREFETCH,
+    signingSecretEncryptionKey: v.SIGNING_SECRET_ENCRYPTION_KEY,
+    allowedPrivateHosts: v.WEBHOOK_ALLOWED_PRIVATE_HOSTS.map((host) => host.toLowerCase()),
+    extraCaFile: v.WEBHOOK_EXTRA_CA_FILE,
     logLevel: v.LOG_LEVEL,
   };
   return { config, describe: loaded.describe };

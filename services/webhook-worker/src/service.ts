@@ -1,6 +1,9 @@
 import type { Server } from 'node:http';
 import type { Logger } from '@feedback/logging';
-import { Broker, topologyNames } from '@feedback/messaging';
+import { Broker, serveRpc, topologyNames } from '@feedback/messaging';
+import { endpointCommands } from './endpoints/endpoint-commands.js';
+import { SecretBox } from './endpoints/signing-secrets.js';
+import { EndpointUrlPolicy } from './outbound/endpoint-url-policy.js';
 import { Lifecycle, brokerAndDatabaseChecks, closeServer, startHealthServer } from '@feedback/service-runtime';
 import type { ShutdownStep } from '@feedback/service-runtime';
 import type { WorkerConfig } from './config.js';
@@ -22,6 +25,26 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const prisma = connectWorkerDatabase(config.databaseUrl);
   const names = topologyNames(config.brokerNamespace);
   const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'webhook-worker', logger });
+  if (config.allowedPrivateHosts.length > 0 || config.extraCaFile) {
+    logger.warn('OUTBOUND SAFETY RELAXED: webhooks may go to these local hosts and trust this extra CA. Never in production.', {
+      allowedPrivateHosts: config.allowedPrivateHosts,
+      extraCaFile: config.extraCaFile || null,
+    });
+  }
+  const secrets = new SecretBox(config.signingSecretEncryptionKey);
+  const urlPolicy = new EndpointUrlPolicy(config.allowedPrivateHosts);
+  const endpoints = endpointCommands(prisma, secrets, urlPolicy);
+  const rpc = serveRpc(broker, logger, {
+    service: 'webhook-worker',
+    names,
+    handlers: {
+      'webhook-worker.createEndpoint': endpoints.create,
+      'webhook-worker.listEndpoints': endpoints.list,
+      'webhook-worker.updateEndpoint': endpoints.update,
+      'webhook-worker.deleteEndpoint': endpoints.remove,
+      'webhook-worker.rotateEndpointSecret': endpoints.rotateSecret,
+    },
+  });
   const events = consumeDomainEvents({ broker, names, prisma, logger, prefetch: config.eventPrefetch });
   const lifecycle = new Lifecycle(logger);
   const healthServer = await startHealthServer({
@@ -30,6 +53,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     checks: brokerAndDatabaseChecks(broker, prisma),
   });
   const shutdownSteps = (): ShutdownStep[] => [
+    { name: 'stop answering rpc', run: () => rpc.stop() },
     { name: 'stop consuming and finish events in flight', run: () => events.stop() },
     { name: 'close broker', run: () => broker.close() },
     { name: 'close database', run: () => prisma.$disconnect() },

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import winston from 'winston';
 import { createLogger } from '@feedback/logging';
 import type { Logger } from '@feedback/logging';
@@ -58,6 +58,8 @@ export async function startSystem(): Promise<RunningSystem> {
     KEY_CHANGE_TIMEOUT_MS: '1000',
     OUTBOX_POLL_MS: '100',
     LOG_LEVEL: 'debug',
+    SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'localhost',
     SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
   };
   const logs: string[] = [];

@@ -23,6 +23,8 @@ export const ERROR_STATUS = {
   idempotency_in_progress: 409,
   idempotency_key_reused: 422,
   invalid_cursor: 400,
+  unsafe_url: 400,
+  plan_limit_reached: 403,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

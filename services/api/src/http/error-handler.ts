@@ -12,6 +12,8 @@ const PASSED_THROUGH_RPC_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'last_owner',
   'invalid_credentials',
   'propagation_unconfirmed',
+  'unsafe_url',
+  'plan_limit_reached',
 ]);
 
 /** Writes every error body the same way: `{ error, message, ...details }`. */
@@ -35,6 +37,8 @@ function toApiError(error: unknown): ApiError {
     return new ApiError('service_unavailable', 'A service we depend on did not answer in time. Retry shortly.', {}, { 'Retry-After': '1' });
   }
   if (error instanceof RpcError && error.code === 'session_invalid') return new ApiError('invalid_session', error.message);
+  // A request the other service refused by its contract: the client sent it, so it is a 400.
+  if (error instanceof RpcError && error.code === 'contract_violation') return new ApiError('validation_failed', error.message);
   if (error instanceof RpcError && PASSED_THROUGH_RPC_CODES.has(error.code) && error.code in ERROR_STATUS) {
     return new ApiError(error.code as ErrorCode, error.message);
   }

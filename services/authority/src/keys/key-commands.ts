@@ -43,6 +43,14 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
       return appView(app);
     },
 
+    async authorizeWebhookManagement({ actor, app_id }: RpcRequest<'authority.authorizeWebhookManagement'>): Promise<RpcResult<'authority.authorizeWebhookManagement'>> {
+      const member = await loadActor(prisma, actor);
+      requireRole(member, KEY_MANAGERS, 'manage webhook endpoints');
+      const app = await prisma.app.findFirst({ where: { id: app_id, teamId: member.teamId }, include: { team: true } });
+      if (!app) throw new RpcError('not_found', 'No such app in this team.');
+      return { app: { id: app.id, public_key: app.publicKey }, team_id: app.teamId, plan: app.team.plan };
+    },
+
     async verifyPublicKey({ public_key }: RpcRequest<'authority.verifyPublicKey'>): Promise<RpcResult<'authority.verifyPublicKey'>> {
       const app = await prisma.app.findUnique({ where: { publicKey: public_key }, include: { team: true } });
       if (!app) throw new RpcError('unknown_key', 'No app has this public key.');

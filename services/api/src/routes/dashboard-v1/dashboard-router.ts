@@ -5,6 +5,7 @@ import { memberAuth } from '../../auth/member-auth.js';
 import type { RouteContext } from '../route-context.js';
 import { DASHBOARD_ROUTES } from './dashboard-routes.js';
 import { productRouter } from './product/product-router.js';
+import { webhooksRouter } from './webhooks/webhooks-router.js';
 import type { DashboardRoute } from './dashboard-routes.js';
 
 /** The JSON body as an object (an absent body is an empty one). */
@@ -41,5 +42,6 @@ export function dashboardRouter(context: RouteContext): Router {
   router.use(memberAuth(context.rpc));
   DASHBOARD_ROUTES.filter((route) => !route.public).forEach(mount);
   router.use(productRouter(context));
+  router.use(webhooksRouter(context));
   return router;
 }

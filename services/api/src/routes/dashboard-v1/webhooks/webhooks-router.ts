@@ -1,0 +1,48 @@
+import { Router } from 'express';
+import type { Request } from 'express';
+import { methodNotAllowed } from '../../../http/method-not-allowed.js';
+import { recordId } from '../../../product/request-schemas.js';
+import type { RouteContext } from '../../route-context.js';
+
+
+/**
+ * Webhook endpoints of an app, for Owners and Admins. The authority decides who may (and tells
+ * the team's plan); the worker owns the endpoints and answers the commands.
+ */
+export function webhooksRouter(context: RouteContext): Router {
+  const router = Router();
+  const call = context.rpc.call.bind(context.rpc);
+  const timeout = { timeoutMs: context.dashboardTimeoutMs };
+  const ownerOf = async (request: Request) => {
+    const granted = await call(
+      'authority.authorizeWebhookManagement',
+      { app_id: recordId(request.params['appId']), actor: { member_id: request.member!.member_id, team_id: request.member!.team_id } },
+      timeout,
+    );
+    return { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan };
+  };
+  const body = (request: Request) => (request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {});
+  const endpointId = (request: Request) => String(request.params['endpointId']);
+
+  router.get('/apps/:appId/webhooks', async (request, response) => {
+    response.json(await call('webhook-worker.listEndpoints', { owner: await ownerOf(request) }, timeout));
+  });
+  router.post('/apps/:appId/webhooks', async (request, response) => {
+    const created = await call('webhook-worker.createEndpoint', { ...(body(request) as object), owner: await ownerOf(request) } as never, timeout);
+    response.status(201).json(created);
+  });
+  router.patch('/apps/:appId/webhooks/:endpointId', async (request, response) => {
+    const owner = await ownerOf(request);
+    response.json(await call('webhook-worker.updateEndpoint', { ...(body(request) as object), endpoint_id: endpointId(request), owner } as never, timeout));
+  });
+  router.delete('/apps/:appId/webhooks/:endpointId', async (request, response) => {
+    await call('webhook-worker.deleteEndpoint', { endpoint_id: endpointId(request), owner: await ownerOf(request) }, timeout);
+    response.status(204).end();
+  });
+  router.post('/apps/:appId/webhooks/:endpointId/rotate-secret', async (request, response) => {
+    response.json(await call('webhook-worker.rotateEndpointSecret', { endpoint_id: endpointId(request), owner: await ownerOf(request) }, timeout));
+  });
+  router.all('/apps/:appId/webhooks', methodNotAllowed(['GET', 'POST']));
+  router.all('/apps/:appId/webhooks/:endpointId', methodNotAllowed(['PATCH', 'DELETE']));
+  return router;
+}

@@ -1,0 +1,94 @@
+import type { RpcRequest, RpcResult } from '@feedback/contracts';
+import { RpcError } from '@feedback/messaging';
+import type { EventName } from '@feedback/contracts';
+import type { PrismaClient, WebhookEndpoint } from '../generated/prisma/client.js';
+import type { EndpointUrlPolicy } from '../outbound/endpoint-url-policy.js';
+import { generateSigningSecret } from './signing-secrets.js';
+import type { SecretBox } from './signing-secrets.js';
+
+/** Specification section 8: Free none, Starter 3, Pro unlimited. */
+export const ENDPOINT_LIMITS = { free: 0, starter: 3, pro: Number.POSITIVE_INFINITY } as const;
+
+type Owner = RpcRequest<'webhook-worker.listEndpoints'>['owner'];
+
+export const endpointView = (endpoint: WebhookEndpoint) => ({
+  id: endpoint.id,
+  app_id: endpoint.appId,
+  name: endpoint.name,
+  url: endpoint.url,
+  events: endpoint.events as EventName[],
+  created_at: endpoint.createdAt.toISOString(),
+  updated_at: endpoint.updatedAt.toISOString(),
+});
+
+/** Endpoint management, answered over RPC for the dashboard (through the api). */
+export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls: EndpointUrlPolicy) {
+  async function owned(owner: Owner, endpointId: string) {
+    const endpoint = await prisma.webhookEndpoint.findFirst({ where: { id: endpointId, teamId: owner.team_id, appId: owner.app_id } });
+    if (!endpoint) throw new RpcError('not_found', 'No such webhook endpoint for this app.');
+    return endpoint;
+  }
+
+  return {
+    async create(request: RpcRequest<'webhook-worker.createEndpoint'>): Promise<RpcResult<'webhook-worker.createEndpoint'>> {
+      await urls.check(request.url);
+      const limit = ENDPOINT_LIMITS[request.owner.plan];
+      const secret = generateSigningSecret();
+      const endpoint = await prisma.$transaction(async (tx) => {
+        // One creation per team at a time, so two concurrent creations cannot both pass the limit.
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`endpoints:${request.owner.team_id}`}))`;
+        const count = await tx.webhookEndpoint.count({ where: { teamId: request.owner.team_id } });
+        if (count >= limit) {
+          throw new RpcError(
+            'plan_limit_reached',
+            limit === 0 ? 'Webhooks are not included in the Free plan. Upgrade to Starter or Pro.' : `The ${request.owner.plan} plan includes up to ${limit} webhook endpoints. Upgrade to Pro for more.`,
+          );
+        }
+        return tx.webhookEndpoint.create({
+          data: {
+            teamId: request.owner.team_id,
+            appId: request.owner.app_id,
+            name: request.name,
+            url: request.url,
+            events: request.events,
+            secretEncrypted: secrets.seal(secret),
+          },
+        });
+      });
+      return { endpoint: endpointView(endpoint), signing_secret: secret };
+    },
+
+    async list({ owner }: RpcRequest<'webhook-worker.listEndpoints'>): Promise<RpcResult<'webhook-worker.listEndpoints'>> {
+      const endpoints = await prisma.webhookEndpoint.findMany({ where: { teamId: owner.team_id, appId: owner.app_id }, orderBy: { createdAt: 'asc' } });
+      return { items: endpoints.map(endpointView) };
+    },
+
+    async update(request: RpcRequest<'webhook-worker.updateEndpoint'>): Promise<RpcResult<'webhook-worker.updateEndpoint'>> {
+      const endpoint = await owned(request.owner, request.endpoint_id);
+      if (request.url !== undefined) await urls.check(request.url);
+      const updated = await prisma.webhookEndpoint.update({
+        where: { id: endpoint.id },
+        data: {
+          ...(request.name !== undefined ? { name: request.name } : {}),
+          ...(request.url !== undefined ? { url: request.url } : {}),
+          ...(request.events !== undefined ? { events: request.events } : {}),
+        },
+      });
+      return endpointView(updated);
+    },
+
+    async remove(request: RpcRequest<'webhook-worker.deleteEndpoint'>): Promise<RpcResult<'webhook-worker.deleteEndpoint'>> {
+      const endpoint = await owned(request.owner, request.endpoint_id);
+      await prisma.webhookEndpoint.delete({ where: { id: endpoint.id } });
+      return {};
+    },
+
+    async rotateSecret(request: RpcRequest<'webhook-worker.rotateEndpointSecret'>): Promise<RpcResult<'webhook-worker.rotateEndpointSecret'>> {
+      const endpoint = await owned(request.owner, request.endpoint_id);
+      const secret = generateSigningSecret();
+      // Every attempt reads the secret when it signs, so the old one is never used again after this.
+      const updated = await prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: secrets.seal(secret) } });
+      return { endpoint: endpointView(updated), signing_secret: secret };
+    },
+  };
+}

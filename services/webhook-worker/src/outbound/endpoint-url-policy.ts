@@ -1,0 +1,46 @@
+import { lookup } from 'node:dns/promises';
+import { RpcError } from '@feedback/messaging';
+import { isPublicAddress, urlProblem } from './address-policy.js';
+
+/**
+ * The save-time check of an endpoint URL: its form (https, a public host name or address) and
+ * every address its name resolves to now. (The address actually dialled is checked again at
+ * each connection: see safe-agent.ts.) Hosts on the allowlist skip the address checks; it is
+ * empty by default and exists for local test receivers.
+ */
+export class EndpointUrlPolicy {
+  constructor(
+    private readonly allowedPrivateHosts: readonly string[] = [],
+    private readonly resolve: (host: string) => Promise<string[]> = async (host) =>
+      (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address),
+  ) {}
+
+  isAllowlisted(host: string): boolean {
+    return this.allowedPrivateHosts.includes(host.toLowerCase());
+  }
+
+  async check(raw: string): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new RpcError('unsafe_url', 'The URL is not valid.');
+    }
+    if (this.isAllowlisted(url.hostname)) {
+      if (url.protocol !== 'https:') throw new RpcError('unsafe_url', 'The URL must use https.');
+      return;
+    }
+    const problem = urlProblem(raw);
+    if (problem) throw new RpcError('unsafe_url', `The URL ${problem}.`);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    let addresses: string[];
+    try {
+      addresses = await this.resolve(host);
+    } catch {
+      throw new RpcError('unsafe_url', `The host ${host} does not resolve.`);
+    }
+    if (addresses.length === 0 || addresses.some((address) => !isPublicAddress(address))) {
+      throw new RpcError('unsafe_url', `The host ${host} resolves to a private, local or reserved address.`);
+    }
+  }
+}

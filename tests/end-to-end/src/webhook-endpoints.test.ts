@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { call, createApp, signUpTeam } from './dashboard.js';
+import type { Owner } from './dashboard.js';
+import { startSystem } from './system.js';
+import type { RunningSystem } from './system.js';
+
+let system: RunningSystem;
+let owner: Owner;
+let appId: number;
+const url = () => system.api.url;
+const webhooks = (method: string, path: string, body?: unknown, token = owner.token, app = appId) =>
+  call<Record<string, unknown>>(url(), method, `/dashboard/v1/apps/${app}/webhooks${path}`, { token, body });
+const endpoint = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  url: 'https://localhost:9443/hooks',
+  events: ['suggestion.created', 'ticket.replied'],
+  ...extra,
+});
+
+beforeAll(async () => {
+  system = await startSystem();
+  owner = await signUpTeam(url(), 'starter');
+  appId = (await createApp(url(), owner.token)).appId;
+}, 60_000);
+
+afterAll(async () => {
+  await system?.stop();
+});
+
+describe('webhook endpoints', () => {
+  let endpointId: string;
+  let firstSecret: string;
+
+  it('are created by an Owner, with a whsec_ signing secret shown once and stored sealed', async () => {
+    const created = await webhooks('POST', '', endpoint('Main'));
+    expect(created.status).toBe(201);
+    firstSecret = created.body['signing_secret'] as string;
+    expect(firstSecret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    endpointId = (created.body['endpoint'] as { id: string }).id;
+    const listed = await webhooks('GET', '');
+    expect(JSON.stringify(listed.body)).not.toContain(firstSecret);
+    expect(listed.body['items']).toEqual([expect.objectContaining({ id: endpointId, name: 'Main', events: ['suggestion.created', 'ticket.replied'] })]);
+    const stored = await system.worker.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } });
+    expect(stored.secretEncrypted).not.toContain('whsec_');
+    expect(stored.secretEncrypted).not.toContain(firstSecret.slice(6));
+  });
+
+  it('rotate their secret: a new one, shown once', async () => {
+    const rotated = await webhooks('POST', `/${endpointId}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body['signing_secret']).toMatch(/^whsec_/);
+    expect(rotated.body['signing_secret']).not.toBe(firstSecret);
+  });
+
+  it('change name, URL or events, and are deleted', async () => {
+    const changed = await webhooks('PATCH', `/${endpointId}`, { name: 'Renamed', events: ['ticket.created'] });
+    expect(changed.body).toMatchObject({ name: 'Renamed', events: ['ticket.created'] });
+    const unsafe = await webhooks('PATCH', `/${endpointId}`, { url: 'https://10.0.0.5/hook' });
+    expect(unsafe.status).toBe(400);
+    expect(unsafe.body).toMatchObject({ error: 'unsafe_url' });
+    expect((await webhooks('DELETE', `/${endpointId}`)).status).toBe(204);
+    expect((await webhooks('DELETE', `/${endpointId}`)).status).toBe(404);
+  });
+
+  it.each([
+    ['http://localhost:9443/hooks', 'https'],
+    ['https://127.0.0.1/hook', 'private'],
+    ['https://169.254.169.254/latest/meta-data', 'private'],
+    ['https://[::ffff:10.0.0.1]/hook', 'private'],
+    ['https://2130706433/hook', 'private'],
+    ['https://intranet/hook', 'public host'],
+    ['https://no-such-host.invalid/hook', 'does not resolve'],
+  ])('are refused at save time with a clear error: %s', async (target, reason) => {
+    const refused = await webhooks('POST', '', endpoint('Bad', { url: target }));
+    expect(refused.status).toBe(400);
+    expect(refused.body['error']).toBe('unsafe_url');
+    expect(String(refused.body['message'])).toContain(reason);
+  });
+
+  it('are refused with a field name for an unknown event', async () => {
+    const refused = await webhooks('POST', '', endpoint('Bad', { events: ['suggestion.deleted'] }));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error: 'validation_failed' });
+  });
+
+  it('are managed by Owners and Admins only', async () => {
+    const email = `member-${Date.now()}@example.com`;
+    await call(url(), 'POST', '/dashboard/v1/members', { token: owner.token, body: { name: 'M', email, password: 'a long enough password', role: 'member' } });
+    const token = (await call<{ token: string }>(url(), 'POST', '/dashboard/v1/sign-in', { body: { email, password: 'a long enough password' } })).body.token;
+    expect((await webhooks('GET', '', undefined, token)).body).toMatchObject({ error: 'insufficient_role' });
+    expect((await webhooks('POST', '', endpoint('No'), token)).status).toBe(403);
+  });
+});
+
+describe('plan limits', () => {
+  it('Starter: at most 3 endpoints, enforced atomically under concurrent creation', async () => {
+    const team = await signUpTeam(url(), 'starter');
+    const app = (await createApp(url(), team.token, 'Limits')).appId;
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, n) => webhooks('POST', '', endpoint(`E${n}`), team.token, app)));
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(3);
+    const refused = answers.filter((answer) => answer.status !== 201);
+    expect(refused.map((answer) => answer.body['error'])).toEqual(['plan_limit_reached', 'plan_limit_reached', 'plan_limit_reached']);
+  });
+
+  it('Free: none', async () => {
+    const team = await signUpTeam(url(), 'free');
+    const app = (await createApp(url(), team.token, 'Free')).appId;
+    const refused = await webhooks('POST', '', endpoint('E'), team.token, app);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ error: 'plan_limit_reached' });
+  });
+
+  it('Pro: no limit', async () => {
+    const team = await signUpTeam(url(), 'pro');
+    const app = (await createApp(url(), team.token, 'Pro')).appId;
+    for (let n = 0; n < 5; n += 1) expect((await webhooks('POST', '', endpoint(`E${n}`), team.token, app)).status).toBe(201);
+  });
+});
