@@ -22,3 +22,5 @@ export {
 export type { SuggestionStatus, TicketStatus } from './product.js';
 export { userErasedContract } from './privacy-events.js';
 export type { UserErased } from './privacy-events.js';
+export { deliveryMessageContract } from './webhook-messages.js';
+export type { DeliveryMessage } from './webhook-messages.js';

@@ -40,6 +40,11 @@ export class ConfirmedPublisher {
     });
   }
 
+  /** Sends straight to a queue (through the default exchange), confirmed like publish. */
+  async sendToQueue(queue: string, body: unknown, options: PublishOptions = {}): Promise<void> {
+    await this.publish('', queue, body, options);
+  }
+
   async close(): Promise<void> {
     await this.channel.close();
   }

@@ -4,3 +4,5 @@ export { createTestDatabase, createTestNamespace, deleteBrokerObjects, uniqueSuf
 export type { TestDatabase } from './isolation.js';
 export { TcpProxy } from './tcp-proxy.js';
 export { eventually } from './eventually.js';
+export { HttpsReceiver, testCertificates } from './https-receiver.js';
+export type { ReceivedRequest, TestCertificates } from './https-receiver.js';

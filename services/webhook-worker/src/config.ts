@@ -1,4 +1,4 @@
-import { integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
+import { ConfigError, integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
 
 /** Every environment variable the worker reads, validated at start-up. */
 export const workerEnvironment = {
@@ -18,6 +18,13 @@ export const workerEnvironment = {
     description: 'host names allowed to be local or private (local test receivers only)',
     default: [],
   }),
+  WEBHOOK_RETRY_DELAYS_MS: list({
+    description: 'delays of the five retries, in milliseconds (tests shorten them)',
+    default: ['300000', '900000', '2700000', '8100000', '24300000'],
+  }),
+  WEBHOOK_TIMEOUT_MS: integer({ description: 'time limit of one delivery attempt', default: 10_000, min: 100, max: 60_000 }),
+  DELIVERY_PREFETCH: integer({ description: 'delivery attempts one worker makes at once', default: 64, min: 1, max: 1000 }),
+  PER_ENDPOINT_CONCURRENCY: integer({ description: 'attempts one endpoint may take at once in one worker', default: 8, min: 1, max: 1000 }),
   WEBHOOK_EXTRA_CA_FILE: string({ description: 'an extra CA certificate (PEM file) to trust (local test receivers only)', default: '' }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'], { description: 'minimum log level', default: 'info' }),
 };
@@ -31,12 +38,20 @@ export interface WorkerConfig {
   signingSecretEncryptionKey: string;
   allowedPrivateHosts: string[];
   extraCaFile: string;
+  retryDelaysMs: number[];
+  webhookTimeoutMs: number;
+  deliveryPrefetch: number;
+  perEndpointConcurrency: number;
   logLevel: string;
 }
 
 export function readWorkerConfig(env: Record<string, string | undefined> = process.env) {
   const loaded = loadConfig(workerEnvironment, env);
   const v = loaded.values;
+  const delays = v.WEBHOOK_RETRY_DELAYS_MS;
+  if (delays.length !== 5 || delays.some((delay) => !/^[1-9][0-9]*$/.test(delay))) {
+    throw new ConfigError([`WEBHOOK_RETRY_DELAYS_MS must be five positive whole numbers, got "${delays.join(',')}"`]);
+  }
   const config: WorkerConfig = {
     databaseUrl: v.DATABASE_URL,
     amqpUrl: v.AMQP_URL,
@@ -46,6 +61,10 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
     signingSecretEncryptionKey: v.SIGNING_SECRET_ENCRYPTION_KEY,
     allowedPrivateHosts: v.WEBHOOK_ALLOWED_PRIVATE_HOSTS.map((host) => host.toLowerCase()),
     extraCaFile: v.WEBHOOK_EXTRA_CA_FILE,
+    retryDelaysMs: v.WEBHOOK_RETRY_DELAYS_MS.map(Number),
+    webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
+    deliveryPrefetch: v.DELIVERY_PREFETCH,
+    perEndpointConcurrency: v.PER_ENDPOINT_CONCURRENCY,
     logLevel: v.LOG_LEVEL,
   };
   return { config, describe: loaded.describe };

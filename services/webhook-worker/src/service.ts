@@ -1,6 +1,9 @@
 import type { Server } from 'node:http';
 import type { Logger } from '@feedback/logging';
-import { Broker, serveRpc, topologyNames } from '@feedback/messaging';
+import { Broker, ConfirmedPublisher, declareWebhookTopology, serveRpc, topologyNames, webhookQueueNames } from '@feedback/messaging';
+import { consumeDeliveries } from './deliveries/deliver.js';
+import { fanOut } from './deliveries/fan-out.js';
+import { WebhookSender } from './outbound/webhook-sender.js';
 import { endpointCommands } from './endpoints/endpoint-commands.js';
 import { SecretBox } from './endpoints/signing-secrets.js';
 import { EndpointUrlPolicy } from './outbound/endpoint-url-policy.js';
@@ -45,7 +48,32 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       'webhook-worker.rotateEndpointSecret': endpoints.rotateSecret,
     },
   });
-  const events = consumeDomainEvents({ broker, names, prisma, logger, prefetch: config.eventPrefetch });
+  const queues = webhookQueueNames(names, config.retryDelaysMs);
+  const publisher = new ConfirmedPublisher(broker, { name: 'webhook-publisher', setup: (channel) => declareWebhookTopology(channel, queues) });
+  const sender = new WebhookSender({
+    timeoutMs: config.webhookTimeoutMs,
+    allowedPrivateHosts: config.allowedPrivateHosts,
+    extraCaFile: config.extraCaFile || undefined,
+  });
+  const deliveries = consumeDeliveries({
+    broker,
+    prisma,
+    publisher,
+    sender,
+    secrets,
+    queues,
+    logger,
+    prefetch: config.deliveryPrefetch,
+    perEndpointConcurrency: config.perEndpointConcurrency,
+  });
+  const events = consumeDomainEvents({
+    broker,
+    names,
+    prisma,
+    logger,
+    prefetch: config.eventPrefetch,
+    fanOut: (event) => fanOut(prisma, publisher, queues, event),
+  });
   const lifecycle = new Lifecycle(logger);
   const healthServer = await startHealthServer({
     port: config.healthPort,
@@ -55,6 +83,8 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop answering rpc', run: () => rpc.stop() },
     { name: 'stop consuming and finish events in flight', run: () => events.stop() },
+    { name: 'stop delivering and finish attempts in flight', run: () => deliveries.stop() },
+    { name: 'close publisher', run: () => publisher.close() },
     { name: 'close broker', run: () => broker.close() },
     { name: 'close database', run: () => prisma.$disconnect() },
     { name: 'close health server', run: () => closeServer(healthServer) },

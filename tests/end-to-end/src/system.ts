@@ -4,7 +4,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import winston from 'winston';
 import { createLogger } from '@feedback/logging';
 import type { Logger } from '@feedback/logging';
-import { TcpProxy, createTestDatabase, createTestNamespace, deleteBrokerObjects } from '@feedback/test-support';
+import { TcpProxy, createTestDatabase, createTestNamespace, deleteBrokerObjects, testCertificates } from '@feedback/test-support';
 import type { TestDatabase } from '@feedback/test-support';
 import { readApiConfig, startApi } from '../../../services/api/src/service.js';
 import type { ApiService } from '../../../services/api/src/service.js';
@@ -60,6 +60,9 @@ export async function startSystem(): Promise<RunningSystem> {
     LOG_LEVEL: 'debug',
     SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'localhost',
+    WEBHOOK_EXTRA_CA_FILE: testCertificates().caFile,
+    // The schedule in milliseconds: the same topology, fast.
+    WEBHOOK_RETRY_DELAYS_MS: '50,60,70,80,90',
     SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
   };
   const logs: string[] = [];
@@ -86,7 +89,15 @@ export async function startSystem(): Promise<RunningSystem> {
       await authority.stop();
       await brokerProxy.close();
       await deleteBrokerObjects(AMQP_URL, {
-        queues: [`${namespace}webhook-worker.domain-events`, `${namespace}authority.rpc`, `${namespace}authority.key-usage`],
+        queues: [
+          `${namespace}webhook-worker.domain-events`,
+          `${namespace}authority.rpc`,
+          `${namespace}authority.key-usage`,
+          `${namespace}webhook-worker.rpc`,
+          `${namespace}webhooks.deliver`,
+          `${namespace}webhooks.abandoned`,
+          ...[50, 60, 70, 80, 90].map((delay) => `${namespace}webhooks.retry.${delay}ms`),
+        ],
         exchanges: [`${namespace}domain.events`, `${namespace}authority.events`],
       });
       await database.drop();

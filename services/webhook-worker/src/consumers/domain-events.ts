@@ -30,12 +30,29 @@ const inboundContract = defineContract('webhook-worker-inbound', {
   oneOf: [domainEventContract.schema, userErasedContract.schema],
 } as const);
 
-/** Records an erasure once; the delivery pipeline consults it before sending anything. */
+/**
+ * Records an erasure once (the delivery pipeline consults it before every attempt), and erases
+ * what the worker holds about the user: stored payloads of their deliveries, and the answers
+ * receivers gave to them. Deliveries not yet made are withheld.
+ */
 export async function recordErasure(prisma: PrismaClient, erasure: UserErased): Promise<void> {
   await prisma.privacyErasure.createMany({
     data: [{ appId: erasure.app_id, userHash: erasure.user_hash, erasedAt: new Date(erasure.created_at) }],
     skipDuplicates: true,
   });
+  const named = await prisma.$queryRaw<Array<{ id: string }>>`
+    SELECT id FROM webhooks.deliveries
+    WHERE app_id = ${erasure.app_id}
+      AND ${erasure.user_hash} IN (
+        encode(sha256(convert_to(app_id || ':' || coalesce(payload -> 'data' -> 'author' ->> 'external_id', ''), 'UTF8')), 'hex'),
+        encode(sha256(convert_to(app_id || ':' || coalesce(payload -> 'data' -> 'sender' ->> 'external_id', ''), 'UTF8')), 'hex'))`;
+  const ids = named.map((row) => row.id);
+  if (ids.length === 0) return;
+  await prisma.$transaction([
+    prisma.delivery.updateMany({ where: { id: { in: ids } }, data: { payload: { erased: true } } }),
+    prisma.delivery.updateMany({ where: { id: { in: ids }, status: { in: ['pending', 'retrying'] } }, data: { status: 'withheld' } }),
+    prisma.deliveryAttempt.updateMany({ where: { deliveryId: { in: ids } }, data: { responseBodyStart: null } }),
+  ]);
 }
 
 export function consumeDomainEvents(options: {
@@ -44,6 +61,8 @@ export function consumeDomainEvents(options: {
   prisma: PrismaClient;
   logger: Logger;
   prefetch: number;
+  /** Called once per new event with the event: fan-out to endpoints. */
+  fanOut: (event: DomainEvent) => Promise<number>;
 }): Consumer {
   return startConsumer(options.broker, options.logger, {
     queue: options.names.workerDomainEventsQueue,
@@ -58,10 +77,13 @@ export function consumeDomainEvents(options: {
       }
       const event = message as DomainEvent;
       const first = await receiveEvent(options.prisma, event);
+      // Also on a redelivery: deliveries not yet queued are queued (see fanOut).
+      const queued = await options.fanOut(event);
       options.logger.info(first ? 'event received' : 'duplicate event ignored', {
         eventId: event.id,
         event: event.event,
         appId: event.app.id,
+        deliveriesQueued: queued,
       });
     },
   });

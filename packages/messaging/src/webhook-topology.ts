@@ -1,0 +1,45 @@
+import type { ConfirmChannel } from 'amqplib';
+import type { TopologyNames } from './topology.js';
+
+/** The production retry schedule of specification section 8: 5, 15, 45, 135 and 405 minutes. */
+export const PRODUCTION_RETRY_DELAYS_MS = [300_000, 900_000, 2_700_000, 8_100_000, 24_300_000] as const;
+
+/** The attempt number travels in our own header; the broker owns x-death. */
+export const ATTEMPT_HEADER = 'x-feedback-attempt';
+
+/**
+ * Names of the delivery queues. Each retry queue carries its delay in its name, so a changed
+ * schedule never collides with an existing queue's arguments.
+ */
+export function webhookQueueNames(names: TopologyNames, retryDelaysMs: readonly number[]) {
+  const named = (name: string) => `${names.namespace}${name}`;
+  return {
+    deliver: named('webhooks.deliver'),
+    retries: retryDelaysMs.map((delay) => ({ delay, queue: named(`webhooks.retry.${delay}ms`) })),
+    abandoned: named('webhooks.abandoned'),
+  };
+}
+export type WebhookQueueNames = ReturnType<typeof webhookQueueNames>;
+
+/**
+ * Declares the delivery topology. Retry queues have no consumers: a message waits there for the
+ * queue's TTL, then dead-letters back to the deliver queue. At-least-once dead-lettering (with
+ * reject-publish, which it requires) means an expiring message is never lost.
+ */
+export async function declareWebhookTopology(channel: ConfirmChannel, queues: WebhookQueueNames): Promise<void> {
+  await channel.assertQueue(queues.deliver, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.assertQueue(queues.abandoned, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  for (const { delay, queue } of queues.retries) {
+    await channel.assertQueue(queue, {
+      durable: true,
+      arguments: {
+        'x-queue-type': 'quorum',
+        'x-message-ttl': delay,
+        'x-dead-letter-exchange': '',
+        'x-dead-letter-routing-key': queues.deliver,
+        'x-dead-letter-strategy': 'at-least-once',
+        'x-overflow': 'reject-publish',
+      },
+    });
+  }
+}

@@ -1,0 +1,89 @@
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { Server } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface TestCertificates {
+  /** A CA made for this run; its certificate file is what the worker is told to trust. */
+  caFile: string;
+  trusted: { key: string; cert: string };
+  /** Self-signed for localhost: a receiver no one should trust. */
+  untrusted: { key: string; cert: string };
+}
+
+let made: TestCertificates | undefined;
+
+/** Makes (once per process) a CA, a localhost certificate it signs, and an untrusted one, with openssl. */
+export function testCertificates(): TestCertificates {
+  if (made) return made;
+  const dir = mkdtempSync(join(tmpdir(), 'feedback-certs-'));
+  const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  run('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=Feedback test CA');
+  run('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
+  writeFileSync(join(dir, 'san.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  run('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '2', '-extfile', 'san.cnf');
+  run('req', '-x509', ...ec, '-keyout', 'untrusted.key', '-out', 'untrusted.crt', '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost');
+  const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+  made = {
+    caFile: join(dir, 'ca.crt'),
+    trusted: { key: read('server.key'), cert: read('server.crt') },
+    untrusted: { key: read('untrusted.key'), cert: read('untrusted.crt') },
+  };
+  return made;
+}
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The raw body, exactly as received. */
+  body: string;
+  receivedAt: number;
+}
+
+/**
+ * A real HTTPS server standing in for a customer's webhook receiver. It records every request
+ * and answers with whatever `answer` says (status and optional headers), 200 by default.
+ */
+export class HttpsReceiver {
+  readonly received: ReceivedRequest[] = [];
+  answer: (request: ReceivedRequest, index: number) => { status: number; headers?: Record<string, string>; delayMs?: number } = () => ({ status: 200 });
+
+  private constructor(private readonly server: Server) {}
+
+  static async start(credentials: { key: string; cert: string }): Promise<HttpsReceiver> {
+    let receiver: HttpsReceiver | undefined;
+    const server = createServer(credentials, (request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const received = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+        const index = receiver!.received.push(received) - 1;
+        const { status, headers, delayMs } = receiver!.answer(received, index);
+        setTimeout(() => {
+          response.writeHead(status, headers);
+          response.end(`answer ${status}`);
+        }, delayMs ?? 0);
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    receiver = new HttpsReceiver(server);
+    return receiver;
+  }
+
+  url(path = '/hooks'): string {
+    return `https://localhost:${(this.server.address() as AddressInfo).port}${path}`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}

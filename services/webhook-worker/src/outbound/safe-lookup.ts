@@ -1,0 +1,27 @@
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { isPublicAddress } from './address-policy.js';
+
+type Callback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A DNS lookup for outbound connections that refuses any non-public address, so a name that
+ * passed the save-time check but now resolves somewhere private (DNS rebinding) is never dialled:
+ * the address checked is the address connected to.
+ */
+export function safeLookup(isAllowlisted: (host: string) => boolean) {
+  return (hostname: string, options: LookupOptions, callback: Callback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const list = addresses as LookupAddress[];
+      if (!isAllowlisted(hostname) && (list.length === 0 || list.some((entry) => !isPublicAddress(entry.address)))) {
+        const refused: NodeJS.ErrnoException = new Error(`refused: ${hostname} resolves to a non-public address`);
+        refused.code = 'EUNSAFEADDRESS';
+        return callback(refused, []);
+      }
+      if (options.all) return callback(null, list);
+      const first = list[0]!;
+      callback(null, first.address, first.family);
+    });
+  };
+}

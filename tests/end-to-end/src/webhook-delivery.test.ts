@@ -1,0 +1,213 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import amqplib from 'amqplib';
+import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
+import type { ReceivedRequest } from '@feedback/test-support';
+import { call, createApp, signUpTeam } from './dashboard.js';
+import type { Owner } from './dashboard.js';
+import { AMQP_URL, startSystem } from './system.js';
+import type { RunningSystem } from './system.js';
+
+let system: RunningSystem;
+let owner: Owner;
+let appId: number;
+let publicKey: string;
+const receivers: HttpsReceiver[] = [];
+const url = () => system.api.url;
+
+beforeAll(async () => {
+  system = await startSystem();
+  owner = await signUpTeam(url(), 'pro');
+  ({ appId, publicKey } = await createApp(url(), owner.token, 'Webhook app'));
+}, 60_000);
+
+afterEach(async () => {
+  for (const receiver of receivers.splice(0)) await receiver.close();
+  await system.worker.prisma.webhookEndpoint.deleteMany();
+});
+
+afterAll(async () => {
+  await system?.stop();
+});
+
+async function receiver(kind: 'trusted' | 'untrusted' = 'trusted') {
+  const started = await HttpsReceiver.start(testCertificates()[kind]);
+  receivers.push(started);
+  return started;
+}
+
+async function endpointFor(target: HttpsReceiver, events: string[]) {
+  const created = await call<{ endpoint: { id: string }; signing_secret: string }>(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks`, {
+    token: owner.token,
+    body: { name: 'Test receiver', url: target.url(), events },
+  });
+  expect(created.status).toBe(201);
+  return { id: created.body.endpoint.id, secret: created.body.signing_secret };
+}
+
+const suggest = (title: string) => call(url(), 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title, user: { external_id: 'u-1', name: 'Ada' } } });
+
+function verify(request: ReceivedRequest, secret: string): boolean {
+  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request.headers['x-service-signature']));
+  if (!match) return false;
+  const expected = createHmac('sha256', secret).update(`${match[1]}.${request.body}`).digest('hex');
+  return expected === match[2] && Math.abs(Date.now() / 1000 - Number(match[1])) <= 300;
+}
+
+describe('webhook delivery', () => {
+  it('POSTs the signed envelope with the service headers to a real HTTPS receiver', async () => {
+    const target = await receiver();
+    const { secret } = await endpointFor(target, ['suggestion.created']);
+    await suggest('Signed');
+    const [request] = await eventually(() => (target.received.length > 0 ? target.received : undefined), { what: 'a delivery' });
+    const body = JSON.parse(request!.body) as Record<string, unknown>;
+    expect(request!.method).toBe('POST');
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(request!.headers['x-service-event']).toBe('suggestion.created');
+    expect(request!.headers['x-service-delivery']).toBe(body['id']);
+    expect(body).toMatchObject({ event: 'suggestion.created', app: { id: appId, public_key: publicKey }, data: { suggestion: { title: 'Signed' } } });
+    expect(String(body['created_at'])).toMatch(/Z$/);
+    expect(verify(request!, secret)).toBe(true);
+  });
+
+  it('sends an endpoint only the events it selected', async () => {
+    const target = await receiver();
+    await endpointFor(target, ['ticket.created']);
+    await suggest('Not for this endpoint');
+    await call(url(), 'POST', '/widget/v1/tickets', { key: publicKey, body: { subject: 'For it', body: 'x', user: { external_id: 'u-2' } } });
+    await eventually(() => (target.received.length > 0 ? true : undefined), { what: 'the ticket event' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(target.received.map((request) => request.headers['x-service-event'])).toEqual(['ticket.created']);
+  });
+
+  it('retries a failed attempt with the same id, signed afresh, until a 2xx, and records each attempt', async () => {
+    const target = await receiver();
+    target.answer = (_request, index) => ({ status: index < 2 ? 503 : 204 });
+    const { id: endpointId, secret } = await endpointFor(target, ['suggestion.created']);
+    await suggest('Flaky receiver');
+    await eventually(() => (target.received.length >= 3 ? true : undefined), { what: 'three attempts', timeoutMs: 15_000 });
+    const ids = new Set(target.received.map((request) => request.headers['x-service-delivery']));
+    expect(ids.size).toBe(1);
+    expect(target.received.every((request) => verify(request, secret))).toBe(true);
+    const delivery = await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { endpointId, status: 'delivered' }, include: { attemptLog: { orderBy: { number: 'asc' } } } }).then((row) => row ?? undefined),
+      { what: 'the delivery to be recorded as delivered' },
+    );
+    expect(delivery.attempts).toBe(3);
+    expect(delivery.attemptLog.map((attempt) => attempt.responseCode)).toEqual([503, 503, 204]);
+    expect(delivery.attemptLog[0]?.responseBodyStart).toBe('answer 503');
+  });
+
+  it('gives up after the fifth retry: six attempts, never a seventh, parked in the abandoned queue', async () => {
+    const target = await receiver();
+    target.answer = () => ({ status: 500 });
+    const { id: endpointId } = await endpointFor(target, ['suggestion.created']);
+    await suggest('Dead receiver');
+    await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { endpointId, status: 'abandoned' } }).then((row) => row ?? undefined),
+      { what: 'the delivery to be abandoned', timeoutMs: 20_000 },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(target.received).toHaveLength(6);
+    const connection = await amqplib.connect(AMQP_URL);
+    try {
+      const channel = await connection.createChannel();
+      const { messageCount } = await channel.checkQueue(`${system.namespace}webhooks.abandoned`);
+      expect(messageCount).toBeGreaterThanOrEqual(1);
+    } finally {
+      await connection.close();
+    }
+  }, 30_000);
+
+  it('counts a redirect as a failed attempt and never follows it', async () => {
+    const target = await receiver();
+    const elsewhere = await receiver();
+    target.answer = (_request, index) => (index === 0 ? { status: 302, headers: { location: elsewhere.url() } } : { status: 200 });
+    const { id: endpointId } = await endpointFor(target, ['suggestion.created']);
+    await suggest('Redirected');
+    const delivery = await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { endpointId, status: 'delivered' } }).then((row) => row ?? undefined),
+      { what: 'delivery on the second attempt', timeoutMs: 15_000 },
+    );
+    expect(delivery.attempts).toBe(2);
+    expect(elsewhere.received).toHaveLength(0);
+  });
+
+  it('fails against a receiver whose certificate is not trusted: TLS is always verified', async () => {
+    const target = await receiver('untrusted');
+    const { id: endpointId } = await endpointFor(target, ['suggestion.created']);
+    await suggest('Untrusted');
+    const attempt = await eventually(
+      () => system.worker.prisma.deliveryAttempt.findFirst({ where: { delivery: { endpointId } } }).then((row) => row ?? undefined),
+      { what: 'a failed attempt' },
+    );
+    expect(attempt.responseCode).toBeNull();
+    expect(attempt.error).toMatch(/certificate|self.signed|SELF_SIGNED/i);
+    expect(target.received).toHaveLength(0);
+  });
+
+  it('signs with the new secret only, once the secret is rotated', async () => {
+    const target = await receiver();
+    const { id, secret } = await endpointFor(target, ['suggestion.created']);
+    const rotated = await call<{ signing_secret: string }>(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${id}/rotate-secret`, { token: owner.token });
+    await suggest('After rotation');
+    const [request] = await eventually(() => (target.received.length > 0 ? target.received : undefined), { what: 'a delivery' });
+    expect(verify(request!, rotated.body.signing_secret)).toBe(true);
+    expect(verify(request!, secret)).toBe(false);
+  });
+
+  it('makes one delivery per endpoint however often the broker redelivers the event', async () => {
+    const target = await receiver();
+    const { id: endpointId } = await endpointFor(target, ['suggestion.created']);
+    await suggest('Once');
+    await eventually(() => (target.received.length > 0 ? true : undefined), { what: 'the delivery' });
+    const event = await system.api.prisma.outboxEvent.findFirstOrThrow({ where: { eventType: 'suggestion.created' }, orderBy: { position: 'desc' } });
+    const connection = await amqplib.connect(AMQP_URL);
+    try {
+      const channel = await connection.createConfirmChannel();
+      for (let copy = 0; copy < 3; copy += 1) {
+        channel.publish(`${system.namespace}domain.events`, 'suggestion.created', Buffer.from(JSON.stringify(event.payload)), { messageId: event.eventId, persistent: true });
+      }
+      await channel.waitForConfirms();
+    } finally {
+      await connection.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await system.worker.prisma.delivery.count({ where: { endpointId, eventId: event.eventId } })).toBe(1);
+    expect(target.received).toHaveLength(1);
+  });
+});
+
+describe('the production retry queues', () => {
+  it('carry exactly the TTLs 300000, 900000, 2700000, 8100000 and 24300000 ms, dead-lettering back at least once', async () => {
+    const { PRODUCTION_RETRY_DELAYS_MS, declareWebhookTopology, topologyNames, webhookQueueNames } = await import('@feedback/messaging');
+    expect([...PRODUCTION_RETRY_DELAYS_MS]).toEqual([300_000, 900_000, 2_700_000, 8_100_000, 24_300_000]);
+    const queues = webhookQueueNames(topologyNames(`${system.namespace}production-shape.`), PRODUCTION_RETRY_DELAYS_MS);
+    const connection = await amqplib.connect(AMQP_URL);
+    try {
+      const channel = await connection.createConfirmChannel();
+      await declareWebhookTopology(channel, queues);
+      // The broker refuses to re-declare a queue with other arguments: declaring these exact ones succeeds.
+      for (const [index, { queue, delay }] of queues.retries.entries()) {
+        expect(delay).toBe(PRODUCTION_RETRY_DELAYS_MS[index]);
+        await channel.assertQueue(queue, {
+          durable: true,
+          arguments: {
+            'x-queue-type': 'quorum',
+            'x-message-ttl': PRODUCTION_RETRY_DELAYS_MS[index],
+            'x-dead-letter-exchange': '',
+            'x-dead-letter-routing-key': queues.deliver,
+            'x-dead-letter-strategy': 'at-least-once',
+            'x-overflow': 'reject-publish',
+          },
+        });
+      }
+      const other = await connection.createChannel();
+      other.on('error', () => undefined);
+      await expect(other.assertQueue(queues.retries[0]!.queue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 1 } })).rejects.toThrow(/PRECONDITION_FAILED/);
+      for (const queue of [queues.deliver, queues.abandoned, ...queues.retries.map((retry) => retry.queue)]) await channel.deleteQueue(queue);
+    } finally {
+      await connection.close().catch(() => undefined);
+    }
+  });
+});
