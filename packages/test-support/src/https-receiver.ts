@@ -58,6 +58,8 @@ export class HttpsReceiver {
   private constructor(private readonly server: Server) {}
 
   static async start(credentials: { key: string; cert: string }): Promise<HttpsReceiver> {
+    // Assigned once listening; requests cannot arrive before that.
+    // eslint-disable-next-line prefer-const
     let receiver: HttpsReceiver | undefined;
     const server = createServer(credentials, (request, response) => {
       const chunks: Buffer[] = [];
