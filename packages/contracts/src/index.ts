@@ -3,7 +3,7 @@ export type { Contract, Violation } from './contract.js';
 export { authorSchema, senderSchema } from './identity.js';
 export { domainEventContract, EVENT_NAMES } from './domain-event.js';
 export type { DomainEvent, EventName } from './domain-event.js';
-export { rpcMethods, rpcReplyContract, rpcErrorSchema } from './rpc.js';
+export { rpcMethods, rpcReplyContract, rpcErrorSchema, DELIVERY_STATUSES } from './rpc.js';
 export type { RpcMethod, RpcRequest, RpcResult, RpcReply } from './rpc.js';
 export { SCOPE_NAMES } from './scopes.js';
 export type { Scope } from './scopes.js';

@@ -58,6 +58,41 @@ const endpointSchema = {
   },
 } as const;
 
+export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'abandoned', 'withheld'] as const;
+
+const deliverySchema = {
+  type: 'object',
+  required: ['id', 'event', 'event_id', 'status', 'attempts', 'last_response_code', 'created_at', 'updated_at'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', format: 'uuid', description: 'The envelope id: the same on every attempt and redelivery.' },
+    event: { type: 'string' },
+    event_id: { type: 'string', format: 'uuid' },
+    status: {
+      enum: DELIVERY_STATUSES,
+      description: 'pending: not attempted yet; retrying: failed, a retry is scheduled; delivered: a 2xx came back; abandoned: the fifth retry failed; withheld: not sent, it names an erased user.',
+    },
+    attempts: { type: 'integer' },
+    last_response_code: { type: ['integer', 'null'] },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+const attemptSchema = {
+  type: 'object',
+  required: ['number', 'started_at', 'duration_ms', 'response_code', 'error', 'response_body_start'],
+  additionalProperties: false,
+  properties: {
+    number: { type: 'integer' },
+    started_at: { type: 'string', format: 'date-time' },
+    duration_ms: { type: 'integer' },
+    response_code: { type: ['integer', 'null'] },
+    error: { type: ['string', 'null'] },
+    response_body_start: { type: ['string', 'null'], description: 'The first 1 KiB of the answer.' },
+  },
+} as const;
+
 /** What the api passes to the worker about the acting member: checked by the authority first. */
 const endpointOwner = {
   type: 'object',
@@ -400,6 +435,60 @@ export const rpcMethods = {
         plan: { enum: PLANS },
       },
     } as const),
+  },
+  /** Send test: a webhook.ping to this endpoint only, through the delivery pipeline. */
+  'webhook-worker.sendTest': {
+    request: defineContract('webhook-worker.sendTest.request', {
+      type: 'object',
+      required: ['owner', 'endpoint_id', 'public_key', 'member_name'],
+      additionalProperties: false,
+      properties: {
+        owner: endpointOwner,
+        endpoint_id: { type: 'string', format: 'uuid' },
+        public_key: { type: 'string' },
+        member_name: { type: 'string' },
+      },
+    } as const),
+    result: defineContract('webhook-worker.sendTest.result', deliverySchema),
+  },
+  /** An endpoint's deliveries, newest first, with a cursor. */
+  'webhook-worker.listDeliveries': {
+    request: defineContract('webhook-worker.listDeliveries.request', {
+      type: 'object',
+      required: ['owner', 'endpoint_id'],
+      additionalProperties: false,
+      properties: {
+        owner: endpointOwner,
+        endpoint_id: { type: 'string', format: 'uuid' },
+        before: { type: 'string', format: 'date-time' },
+        limit: { type: 'integer', minimum: 1, maximum: 100 },
+      },
+    } as const),
+    result: defineContract('webhook-worker.listDeliveries.result', listOf(deliverySchema)),
+  },
+  'webhook-worker.getDelivery': {
+    request: defineContract('webhook-worker.getDelivery.request', {
+      type: 'object',
+      required: ['owner', 'endpoint_id', 'delivery_id'],
+      additionalProperties: false,
+      properties: { owner: endpointOwner, endpoint_id: { type: 'string', format: 'uuid' }, delivery_id: { type: 'string', format: 'uuid' } },
+    } as const),
+    result: defineContract('webhook-worker.getDelivery.result', {
+      type: 'object',
+      required: ['delivery', 'attempt_log'],
+      additionalProperties: false,
+      properties: { delivery: deliverySchema, attempt_log: { type: 'array', items: attemptSchema } },
+    } as const),
+  },
+  /** Sends a delivery again by hand, with the same id, as a fresh series of attempts. */
+  'webhook-worker.redeliver': {
+    request: defineContract('webhook-worker.redeliver.request', {
+      type: 'object',
+      required: ['owner', 'endpoint_id', 'delivery_id'],
+      additionalProperties: false,
+      properties: { owner: endpointOwner, endpoint_id: { type: 'string', format: 'uuid' }, delivery_id: { type: 'string', format: 'uuid' } },
+    } as const),
+    result: defineContract('webhook-worker.redeliver.result', deliverySchema),
   },
 } as const;
 

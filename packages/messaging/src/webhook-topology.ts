@@ -7,6 +7,9 @@ export const PRODUCTION_RETRY_DELAYS_MS = [300_000, 900_000, 2_700_000, 8_100_00
 /** The attempt number travels in our own header; the broker owns x-death. */
 export const ATTEMPT_HEADER = 'x-feedback-attempt';
 
+/** Set on a redelivery made by hand: one attempt, no automatic retries after it. */
+export const MANUAL_HEADER = 'x-feedback-manual';
+
 /**
  * Names of the delivery queues. Each retry queue carries its delay in its name, so a changed
  * schedule never collides with an existing queue's arguments.

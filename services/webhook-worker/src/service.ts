@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Logger } from '@feedback/logging';
 import { Broker, ConfirmedPublisher, declareWebhookTopology, serveRpc, topologyNames, webhookQueueNames } from '@feedback/messaging';
 import { consumeDeliveries } from './deliveries/deliver.js';
+import { deliveryCommands } from './deliveries/delivery-commands.js';
 import { fanOut } from './deliveries/fan-out.js';
 import { WebhookSender } from './outbound/webhook-sender.js';
 import { endpointCommands } from './endpoints/endpoint-commands.js';
@@ -37,6 +38,9 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const secrets = new SecretBox(config.signingSecretEncryptionKey);
   const urlPolicy = new EndpointUrlPolicy(config.allowedPrivateHosts);
   const endpoints = endpointCommands(prisma, secrets, urlPolicy);
+  const queues = webhookQueueNames(names, config.retryDelaysMs);
+  const publisher = new ConfirmedPublisher(broker, { name: 'webhook-publisher', setup: (channel) => declareWebhookTopology(channel, queues) });
+  const history = deliveryCommands(prisma, publisher, queues);
   const rpc = serveRpc(broker, logger, {
     service: 'webhook-worker',
     names,
@@ -46,10 +50,12 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       'webhook-worker.updateEndpoint': endpoints.update,
       'webhook-worker.deleteEndpoint': endpoints.remove,
       'webhook-worker.rotateEndpointSecret': endpoints.rotateSecret,
+      'webhook-worker.sendTest': history.sendTest,
+      'webhook-worker.listDeliveries': history.listDeliveries,
+      'webhook-worker.getDelivery': history.getDelivery,
+      'webhook-worker.redeliver': history.redeliver,
     },
   });
-  const queues = webhookQueueNames(names, config.retryDelaysMs);
-  const publisher = new ConfirmedPublisher(broker, { name: 'webhook-publisher', setup: (channel) => declareWebhookTopology(channel, queues) });
   const sender = new WebhookSender({
     timeoutMs: config.webhookTimeoutMs,
     allowedPrivateHosts: config.allowedPrivateHosts,

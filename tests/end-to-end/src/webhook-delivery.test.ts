@@ -211,3 +211,54 @@ describe('the production retry queues', () => {
     }
   });
 });
+
+describe('from the dashboard', () => {
+  it('Send test delivers a webhook.ping to that endpoint, from the member who pressed it', async () => {
+    const target = await receiver();
+    const { id } = await endpointFor(target, ['ticket.created']);
+    const sent = await call<{ id: string; event: string }>(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${id}/test`, { token: owner.token });
+    expect(sent.status).toBe(202);
+    const [request] = await eventually(() => (target.received.length > 0 ? target.received : undefined), { what: 'the ping' });
+    expect(request!.headers['x-service-event']).toBe('webhook.ping');
+    const body = JSON.parse(request!.body) as { id: string; data: Record<string, unknown> };
+    expect(body.id).toBe(sent.body.id);
+    expect(body.data).toMatchObject({
+      endpoint_id: id,
+      author: { external_id: null, name: 'Olive Owner' },
+      sender: { type: 'member', external_id: null, name: 'Olive Owner' },
+    });
+  });
+
+  it('shows each delivery with its status, response code and attempts, and each attempt in detail', async () => {
+    const target = await receiver();
+    target.answer = (_request, index) => ({ status: index === 0 ? 500 : 200 });
+    const { id } = await endpointFor(target, ['suggestion.created']);
+    await suggest('History');
+    const base = `/dashboard/v1/apps/${appId}/webhooks/${id}/deliveries`;
+    const listed = await eventually(async () => {
+      const answer = await call<{ items: Array<{ id: string; status: string; attempts: number; last_response_code: number }> }>(url(), 'GET', base, { token: owner.token });
+      return answer.body.items[0]?.status === 'delivered' ? answer.body.items : undefined;
+    }, { what: 'the delivered delivery', timeoutMs: 15_000 });
+    expect(listed[0]).toMatchObject({ event: 'suggestion.created', status: 'delivered', attempts: 2, last_response_code: 200 });
+    const detail = await call<{ attempt_log: Array<Record<string, unknown>> }>(url(), 'GET', `${base}/${listed[0]!.id}`, { token: owner.token });
+    expect(detail.body.attempt_log).toEqual([
+      expect.objectContaining({ number: 1, response_code: 500, response_body_start: 'answer 500', duration_ms: expect.any(Number), started_at: expect.any(String) }),
+      expect.objectContaining({ number: 2, response_code: 200 }),
+    ]);
+  });
+
+  it('redelivers by hand with the same id, once a delivery has settled', async () => {
+    const target = await receiver();
+    const { id } = await endpointFor(target, ['suggestion.created']);
+    await suggest('Again please');
+    await eventually(() => (target.received.length === 1 ? true : undefined), { what: 'the first delivery' });
+    const deliveries = await eventually(async () => {
+      const answer = await call<{ items: Array<{ id: string; status: string }> }>(url(), 'GET', `/dashboard/v1/apps/${appId}/webhooks/${id}/deliveries`, { token: owner.token });
+      return answer.body.items[0]?.status === 'delivered' ? answer.body.items : undefined;
+    }, { what: 'delivered' });
+    const again = await call(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${id}/deliveries/${deliveries[0]!.id}/redeliver`, { token: owner.token });
+    expect(again.status).toBe(202);
+    await eventually(() => (target.received.length === 2 ? true : undefined), { what: 'the redelivery' });
+    expect(target.received[1]!.headers['x-service-delivery']).toBe(target.received[0]!.headers['x-service-delivery']);
+  });
+});

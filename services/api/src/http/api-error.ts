@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   last_owner: 409,
   invalid_transition: 409,
   ticket_closed: 409,
+  delivery_in_progress: 409,
+  delivery_withheld: 409,
   idempotency_in_progress: 409,
   idempotency_key_reused: 422,
   invalid_cursor: 400,

@@ -14,6 +14,8 @@ const PASSED_THROUGH_RPC_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'propagation_unconfirmed',
   'unsafe_url',
   'plan_limit_reached',
+  'delivery_in_progress',
+  'delivery_withheld',
 ]);
 
 /** Writes every error body the same way: `{ error, message, ...details }`. */

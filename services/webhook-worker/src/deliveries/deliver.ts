@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ConsumeMessage } from 'amqplib';
 import { deliveryMessageContract } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
-import { ATTEMPT_HEADER, declareWebhookTopology, startConsumer } from '@feedback/messaging';
+import { ATTEMPT_HEADER, MANUAL_HEADER, declareWebhookTopology, startConsumer } from '@feedback/messaging';
 import type { Broker, ConfirmedPublisher, Consumer, WebhookQueueNames } from '@feedback/messaging';
 import type { SecretBox } from '../endpoints/signing-secrets.js';
 import type { Delivery, PrismaClient } from '../generated/prisma/client.js';
@@ -47,6 +47,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
 
   async function attempt(message: { delivery_id: string }, raw: ConsumeMessage): Promise<void> {
     const number = Number(raw.properties.headers?.[ATTEMPT_HEADER] ?? 1);
+    const manual = raw.properties.headers?.[MANUAL_HEADER] === true;
     const delivery = await prisma.delivery.findUnique({ where: { id: message.delivery_id }, include: { endpoint: true } });
     // Gone (endpoint deleted), settled, or this attempt already made (a duplicate message): nothing to do.
     if (!delivery || ['delivered', 'abandoned', 'withheld'].includes(delivery.status) || delivery.attempts >= number) return;
@@ -75,7 +76,8 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
         'X-Service-Delivery': delivery.id,
       });
       const delivered = result.status !== undefined && result.status >= 200 && result.status < 300;
-      const last = number >= maxAttempts;
+      // A redelivery by hand is one attempt; the automatic schedule allows 1 + retries.
+      const last = manual || number >= maxAttempts;
       const status = delivered ? 'delivered' : last ? 'abandoned' : 'retrying';
       await prisma.$transaction([
         prisma.deliveryAttempt.createMany({
@@ -96,7 +98,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
         log.info('delivered', { status: result.status, durationMs: result.durationMs });
       } else if (last) {
         await options.publisher.sendToQueue(queues.abandoned, message, { messageId: delivery.id, headers: { [ATTEMPT_HEADER]: number } });
-        log.warn('delivery abandoned after its last retry', { status: result.status, error: result.error });
+        log.warn(manual ? 'redelivery failed' : 'delivery abandoned after its last retry', { status: result.status, error: result.error });
       } else {
         const retry = queues.retries[number - 1]!;
         await options.publisher.sendToQueue(retry.queue, message, { messageId: delivery.id, headers: { [ATTEMPT_HEADER]: number + 1 } });

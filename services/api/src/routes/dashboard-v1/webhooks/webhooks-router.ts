@@ -13,14 +13,17 @@ export function webhooksRouter(context: RouteContext): Router {
   const router = Router();
   const call = context.rpc.call.bind(context.rpc);
   const timeout = { timeoutMs: context.dashboardTimeoutMs };
-  const ownerOf = async (request: Request) => {
-    const granted = await call(
+  const authorize = (request: Request) =>
+    call(
       'authority.authorizeWebhookManagement',
       { app_id: recordId(request.params['appId']), actor: { member_id: request.member!.member_id, team_id: request.member!.team_id } },
       timeout,
     );
+  const ownerOf = async (request: Request) => {
+    const granted = await authorize(request);
     return { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan };
   };
+  const deliveryId = (request: Request) => String(request.params['deliveryId']);
   const body = (request: Request) => (request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {});
   const endpointId = (request: Request) => String(request.params['endpointId']);
 
@@ -41,6 +44,34 @@ export function webhooksRouter(context: RouteContext): Router {
   });
   router.post('/apps/:appId/webhooks/:endpointId/rotate-secret', async (request, response) => {
     response.json(await call('webhook-worker.rotateEndpointSecret', { endpoint_id: endpointId(request), owner: await ownerOf(request) }, timeout));
+  });
+  router.post('/apps/:appId/webhooks/:endpointId/test', async (request, response) => {
+    const granted = await authorize(request);
+    const owner = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan };
+    const delivery = await call(
+      'webhook-worker.sendTest',
+      { owner, endpoint_id: endpointId(request), public_key: granted.app.public_key, member_name: request.member!.name },
+      timeout,
+    );
+    response.status(202).json(delivery);
+  });
+  router.get('/apps/:appId/webhooks/:endpointId/deliveries', async (request, response) => {
+    const before = typeof request.query['before'] === 'string' ? request.query['before'] : undefined;
+    const limit = typeof request.query['limit'] === 'string' && /^\d{1,3}$/.test(request.query['limit']) ? Number(request.query['limit']) : undefined;
+    response.json(
+      await call(
+        'webhook-worker.listDeliveries',
+        { owner: await ownerOf(request), endpoint_id: endpointId(request), ...(before ? { before } : {}), ...(limit ? { limit } : {}) },
+        timeout,
+      ),
+    );
+  });
+  router.get('/apps/:appId/webhooks/:endpointId/deliveries/:deliveryId', async (request, response) => {
+    response.json(await call('webhook-worker.getDelivery', { owner: await ownerOf(request), endpoint_id: endpointId(request), delivery_id: deliveryId(request) }, timeout));
+  });
+  router.post('/apps/:appId/webhooks/:endpointId/deliveries/:deliveryId/redeliver', async (request, response) => {
+    const delivery = await call('webhook-worker.redeliver', { owner: await ownerOf(request), endpoint_id: endpointId(request), delivery_id: deliveryId(request) }, timeout);
+    response.status(202).json(delivery);
   });
   router.all('/apps/:appId/webhooks', methodNotAllowed(['GET', 'POST']));
   router.all('/apps/:appId/webhooks/:endpointId', methodNotAllowed(['PATCH', 'DELETE']));

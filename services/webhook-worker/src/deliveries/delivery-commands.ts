@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import type { RpcRequest, RpcResult } from '@feedback/contracts';
+import { ATTEMPT_HEADER, MANUAL_HEADER, RpcError } from '@feedback/messaging';
+import type { ConfirmedPublisher, WebhookQueueNames } from '@feedback/messaging';
+import type { Delivery, DeliveryAttempt, Prisma, PrismaClient } from '../generated/prisma/client.js';
+
+type Owner = RpcRequest<'webhook-worker.listDeliveries'>['owner'];
+
+export const deliveryView = (delivery: Delivery) => ({
+  id: delivery.id,
+  event: delivery.eventType,
+  event_id: delivery.eventId,
+  status: delivery.status,
+  attempts: delivery.attempts,
+  last_response_code: delivery.lastResponseCode,
+  created_at: delivery.createdAt.toISOString(),
+  updated_at: delivery.updatedAt.toISOString(),
+});
+
+const attemptView = (attempt: DeliveryAttempt) => ({
+  number: attempt.number,
+  started_at: attempt.startedAt.toISOString(),
+  duration_ms: attempt.durationMs,
+  response_code: attempt.responseCode,
+  error: attempt.error,
+  response_body_start: attempt.responseBodyStart,
+});
+
+/** Send test, delivery history and redelivery, answered over RPC for the dashboard. */
+export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPublisher, queues: WebhookQueueNames) {
+  async function ownedEndpoint(owner: Owner, endpointId: string) {
+    const endpoint = await prisma.webhookEndpoint.findFirst({ where: { id: endpointId, teamId: owner.team_id, appId: owner.app_id } });
+    if (!endpoint) throw new RpcError('not_found', 'No such webhook endpoint for this app.');
+    return endpoint;
+  }
+  async function ownedDelivery(owner: Owner, endpointId: string, deliveryId: string) {
+    await ownedEndpoint(owner, endpointId);
+    const delivery = await prisma.delivery.findFirst({ where: { id: deliveryId, endpointId } });
+    if (!delivery) throw new RpcError('not_found', 'No such delivery for this endpoint.');
+    return delivery;
+  }
+  const queue = (id: string, attempt: number, manual = false) =>
+    publisher.sendToQueue(queues.deliver, { delivery_id: id }, { messageId: id, headers: { [ATTEMPT_HEADER]: attempt, ...(manual ? { [MANUAL_HEADER]: true } : {}) } });
+
+  return {
+    /** A webhook.ping for this endpoint alone; author and sender are the member who pressed Send test. */
+    async sendTest(request: RpcRequest<'webhook-worker.sendTest'>): Promise<RpcResult<'webhook-worker.sendTest'>> {
+      const endpoint = await ownedEndpoint(request.owner, request.endpoint_id);
+      const id = randomUUID();
+      const member = { external_id: null, name: request.member_name };
+      const envelope = {
+        id,
+        event: 'webhook.ping',
+        created_at: new Date().toISOString(),
+        app: { id: request.owner.app_id, public_key: request.public_key },
+        data: {
+          endpoint_id: endpoint.id,
+          message: 'A test delivery from the dashboard. If you can read this, your endpoint works.',
+          author: member,
+          sender: { type: 'member', ...member },
+        },
+      };
+      const delivery = await prisma.delivery.create({
+        data: { id, endpointId: endpoint.id, eventId: randomUUID(), eventType: 'webhook.ping', appId: request.owner.app_id, payload: envelope as Prisma.InputJsonValue },
+      });
+      await queue(id, 1);
+      return deliveryView(delivery);
+    },
+
+    async listDeliveries(request: RpcRequest<'webhook-worker.listDeliveries'>): Promise<RpcResult<'webhook-worker.listDeliveries'>> {
+      await ownedEndpoint(request.owner, request.endpoint_id);
+      const deliveries = await prisma.delivery.findMany({
+        where: { endpointId: request.endpoint_id, ...(request.before ? { createdAt: { lt: new Date(request.before) } } : {}) },
+        orderBy: { createdAt: 'desc' },
+        take: request.limit ?? 50,
+      });
+      return { items: deliveries.map(deliveryView) };
+    },
+
+    async getDelivery(request: RpcRequest<'webhook-worker.getDelivery'>): Promise<RpcResult<'webhook-worker.getDelivery'>> {
+      const delivery = await ownedDelivery(request.owner, request.endpoint_id, request.delivery_id);
+      const attempts = await prisma.deliveryAttempt.findMany({ where: { deliveryId: delivery.id }, orderBy: { number: 'asc' } });
+      return { delivery: deliveryView(delivery), attempt_log: attempts.map(attemptView) };
+    },
+
+    /** One more attempt with the same id, for a delivery that has settled (delivered or abandoned). */
+    async redeliver(request: RpcRequest<'webhook-worker.redeliver'>): Promise<RpcResult<'webhook-worker.redeliver'>> {
+      const delivery = await ownedDelivery(request.owner, request.endpoint_id, request.delivery_id);
+      if (delivery.status === 'withheld') throw new RpcError('delivery_withheld', 'This delivery names an erased user; it is never sent.');
+      if (delivery.status === 'pending' || delivery.status === 'retrying') {
+        throw new RpcError('delivery_in_progress', 'This delivery is still being attempted; redeliver it once it is delivered or abandoned.');
+      }
+      const updated = await prisma.delivery.update({ where: { id: delivery.id }, data: { status: 'pending' } });
+      await queue(delivery.id, delivery.attempts + 1, true);
+      return deliveryView(updated);
+    },
+  };
+}
