@@ -269,6 +269,68 @@ function productOperation(operationId: string, summary: string, responses: Recor
   };
 }
 
+/** Webhook endpoints and their deliveries: the worker's RPC contracts, behind Owner/Admin. */
+function dashboardWebhookPaths() {
+  const app = idParameter('appId');
+  const endpoint = pathParameter('endpointId', { type: 'string', format: 'uuid' }, 'Endpoint id.');
+  const delivery = pathParameter('deliveryId', { type: 'string', format: 'uuid' }, 'Delivery id (the envelope id).');
+  const result = (method: keyof typeof rpcMethods, status = '200') => ({ [status]: { description: 'Success.', content: json(rpcMethods[method].result.schema) } });
+  const body = (method: keyof typeof rpcMethods, omit: string[]) => ({
+    requestBody: { required: true, content: json(bodySchema(rpcMethods[method].request.schema as Schema, ['owner', ...omit])) },
+  });
+  const errors = { ...dashboardErrors, '409': errorResponse('`delivery_in_progress` or `delivery_withheld`.') };
+  const operation = (operationId: string, summary: string, responses: Record<string, unknown>, extra: Operation = {}) => ({
+    operationId,
+    summary,
+    tags: ['Webhooks'],
+    security: [{ memberSession: [] }],
+    ...extra,
+    responses: { ...responses, ...errors },
+  });
+  return {
+    '/dashboard/v1/apps/{appId}/webhooks': {
+      get: operation('listEndpoints', "Owner or Admin: the app's webhook endpoints (never their secrets).", result('webhook-worker.listEndpoints'), { parameters: [app] }),
+      post: operation('createEndpoint', 'Owner or Admin: a public HTTPS endpoint and its events; the answer shows the signing secret, once. Free: none; Starter: 3; Pro: unlimited (`plan_limit_reached`). Unsafe URLs: `unsafe_url`.', result('webhook-worker.createEndpoint', '201'), {
+        parameters: [app],
+        ...body('webhook-worker.createEndpoint', []),
+      }),
+    },
+    '/dashboard/v1/apps/{appId}/webhooks/{endpointId}': {
+      patch: operation('updateEndpoint', 'Owner or Admin: change name, URL or events.', result('webhook-worker.updateEndpoint'), {
+        parameters: [app, endpoint],
+        ...body('webhook-worker.updateEndpoint', ['endpoint_id']),
+      }),
+      delete: operation('deleteEndpoint', 'Owner or Admin: delete the endpoint and its delivery history.', { '204': { description: 'Deleted.' } }, { parameters: [app, endpoint] }),
+    },
+    '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/rotate-secret': {
+      post: operation('rotateEndpointSecret', 'Owner or Admin: a new signing secret, shown once; the previous one stops signing at once.', result('webhook-worker.rotateEndpointSecret'), { parameters: [app, endpoint] }),
+    },
+    '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/test': {
+      post: operation('sendTest', 'Owner or Admin: delivers a webhook.ping to this endpoint.', result('webhook-worker.sendTest', '202'), { parameters: [app, endpoint] }),
+    },
+    '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries': {
+      get: operation('listDeliveries', 'Owner or Admin: deliveries, newest first: status, response code, attempts.', result('webhook-worker.listDeliveries'), {
+        parameters: [
+          app,
+          endpoint,
+          { name: 'before', in: 'query', required: false, description: 'Only deliveries created before this instant (paging).', schema: { type: 'string', format: 'date-time' } },
+          { name: 'limit', in: 'query', required: false, description: '1 to 100, default 50.', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+        ],
+      }),
+    },
+    '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries/{deliveryId}': {
+      get: operation('getDelivery', 'Owner or Admin: one delivery and each attempt: time, duration, response code, start of the answer.', result('webhook-worker.getDelivery'), {
+        parameters: [app, endpoint, delivery],
+      }),
+    },
+    '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver': {
+      post: operation('redeliver', 'Owner or Admin: one more attempt with the same id, once the delivery is delivered or abandoned.', result('webhook-worker.redeliver', '202'), {
+        parameters: [app, endpoint, delivery],
+      }),
+    },
+  };
+}
+
 function dashboardProductPaths() {
   const app = idParameter('appId');
   const body = (contract: Contract<unknown>) => ({ requestBody: { required: true, content: json(contract.schema) } });
@@ -342,6 +404,7 @@ export function buildOpenApiDocument(options: { publicBaseUrl: string }) {
       { name: 'Privacy', description: 'Export and erase one end user.' },
       { name: 'Widget', description: 'What end users do from the in-app widget.' },
       { name: 'Dashboard', description: 'Team, members, apps, API keys, and working on feedback.' },
+      { name: 'Webhooks', description: 'Endpoints, signing secrets, Send test, delivery history and redelivery.' },
       { name: 'Meta', description: 'This description.' },
     ],
     components: {
@@ -383,6 +446,7 @@ export function buildOpenApiDocument(options: { publicBaseUrl: string }) {
       ...widgetPaths(),
       ...dashboardCommandPaths(),
       ...dashboardProductPaths(),
+      ...dashboardWebhookPaths(),
     },
   };
 }
