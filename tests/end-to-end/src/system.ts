@@ -23,6 +23,8 @@ export interface RunningSystem {
   brokerProxy: TcpProxy;
   /** The broker namespace of this system's exchanges and queues. */
   namespace: string;
+  /** The environment the services were started with (to start more, as processes). */
+  env: Record<string, string>;
   logs: string[];
   stop(): Promise<void>;
 }
@@ -43,7 +45,7 @@ function capturingLogger(service: string, logs: string[]): Logger {
  * Starts api, authority and worker in this process, each through its real start-up path (config
  * parsing, migrations, broker, health server), on a database and broker namespace of their own.
  */
-export async function startSystem(): Promise<RunningSystem> {
+export async function startSystem(overrides: Record<string, string> = {}): Promise<RunningSystem> {
   const database: TestDatabase = await createTestDatabase(POSTGRES_URL);
   const namespace = createTestNamespace();
   const target = new URL(AMQP_URL);
@@ -64,6 +66,7 @@ export async function startSystem(): Promise<RunningSystem> {
     // The schedule in milliseconds: the same topology, fast.
     WEBHOOK_RETRY_DELAYS_MS: '50,60,70,80,90',
     SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    ...overrides,
   };
   const logs: string[] = [];
   const authority = await startAuthority(readAuthorityConfig(env).config, capturingLogger('authority', logs));
@@ -81,6 +84,7 @@ export async function startSystem(): Promise<RunningSystem> {
     worker,
     brokerProxy,
     namespace,
+    env,
     logs,
     async stop() {
       for (const extra of extraApis) await extra.stop();
@@ -96,7 +100,7 @@ export async function startSystem(): Promise<RunningSystem> {
           `${namespace}webhook-worker.rpc`,
           `${namespace}webhooks.deliver`,
           `${namespace}webhooks.abandoned`,
-          ...[50, 60, 70, 80, 90].map((delay) => `${namespace}webhooks.retry.${delay}ms`),
+          ...(env.WEBHOOK_RETRY_DELAYS_MS ?? '').split(',').map((delay) => `${namespace}webhooks.retry.${delay}ms`),
         ],
         exchanges: [`${namespace}domain.events`, `${namespace}authority.events`],
       });
