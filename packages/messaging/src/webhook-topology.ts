@@ -10,6 +10,9 @@ export const ATTEMPT_HEADER = 'x-feedback-attempt';
 /** Set on a redelivery made by hand: one attempt, no automatic retries after it. */
 export const MANUAL_HEADER = 'x-feedback-manual';
 
+/** How long a message for a saturated endpoint waits before it is tried again. */
+export const THROTTLE_DELAY_MS = 1000;
+
 /**
  * Names of the delivery queues. Each retry queue carries its delay in its name, so a changed
  * schedule never collides with an existing queue's arguments.
@@ -20,6 +23,8 @@ export function webhookQueueNames(names: TopologyNames, retryDelaysMs: readonly 
     deliver: named('webhooks.deliver'),
     retries: retryDelaysMs.map((delay) => ({ delay, queue: named(`webhooks.retry.${delay}ms`) })),
     abandoned: named('webhooks.abandoned'),
+    /** Where a message waits a moment when its endpoint already has enough attempts in flight. */
+    throttle: { delay: THROTTLE_DELAY_MS, queue: named(`webhooks.throttle.${THROTTLE_DELAY_MS}ms`) },
   };
 }
 export type WebhookQueueNames = ReturnType<typeof webhookQueueNames>;
@@ -32,7 +37,7 @@ export type WebhookQueueNames = ReturnType<typeof webhookQueueNames>;
 export async function declareWebhookTopology(channel: ConfirmChannel, queues: WebhookQueueNames): Promise<void> {
   await channel.assertQueue(queues.deliver, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await channel.assertQueue(queues.abandoned, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-  for (const { delay, queue } of queues.retries) {
+  for (const { delay, queue } of [...queues.retries, queues.throttle]) {
     await channel.assertQueue(queue, {
       durable: true,
       arguments: {

@@ -65,6 +65,7 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     WEBHOOK_EXTRA_CA_FILE: testCertificates().caFile,
     // The schedule in milliseconds: the same topology, fast.
     WEBHOOK_RETRY_DELAYS_MS: '50,60,70,80,90',
+    PER_ENDPOINT_CONCURRENCY: '4',
     SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
     ...overrides,
   };
@@ -100,6 +101,7 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
           `${namespace}webhook-worker.rpc`,
           `${namespace}webhooks.deliver`,
           `${namespace}webhooks.abandoned`,
+          `${namespace}webhooks.throttle.1000ms`,
           ...(env.WEBHOOK_RETRY_DELAYS_MS ?? '').split(',').map((delay) => `${namespace}webhooks.retry.${delay}ms`),
         ],
         exchanges: [`${namespace}domain.events`, `${namespace}authority.events`],

@@ -178,6 +178,24 @@ describe('webhook delivery', () => {
   });
 });
 
+describe('a slow endpoint', () => {
+  it('does not hold back deliveries to the others', async () => {
+    const slow = await receiver();
+    slow.answer = () => ({ status: 200, delayMs: 3_000 });
+    const fast = await receiver();
+    await endpointFor(slow, ['suggestion.created']);
+    await endpointFor(fast, ['suggestion.created']);
+    const started = Date.now();
+    for (let n = 0; n < 20; n += 1) await suggest(`Burst ${n}`);
+    await eventually(() => (fast.received.length === 20 ? true : undefined), { what: 'all 20 at the fast endpoint', timeoutMs: 10_000 });
+    const fastDone = Date.now() - started;
+    // The slow one takes 3 s an attempt, at most 4 at once: it is far from done when the fast one is.
+    expect(slow.received.length).toBeLessThan(20);
+    expect(fastDone).toBeLessThan(20 * 3_000 / 4);
+    await eventually(() => (slow.received.length === 20 ? true : undefined), { what: 'all 20 at the slow endpoint too', timeoutMs: 30_000 });
+  }, 60_000);
+});
+
 describe('the production retry queues', () => {
   it('carry exactly the TTLs 300000, 900000, 2700000, 8100000 and 24300000 ms, dead-lettering back at least once', async () => {
     const { PRODUCTION_RETRY_DELAYS_MS, declareWebhookTopology, topologyNames, webhookQueueNames } = await import('@feedback/messaging');
@@ -205,7 +223,7 @@ describe('the production retry queues', () => {
       const other = await connection.createChannel();
       other.on('error', () => undefined);
       await expect(other.assertQueue(queues.retries[0]!.queue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 1 } })).rejects.toThrow(/PRECONDITION_FAILED/);
-      for (const queue of [queues.deliver, queues.abandoned, ...queues.retries.map((retry) => retry.queue)]) await channel.deleteQueue(queue);
+      for (const queue of [queues.deliver, queues.abandoned, queues.throttle.queue, ...queues.retries.map((retry) => retry.queue)]) await channel.deleteQueue(queue);
     } finally {
       await connection.close().catch(() => undefined);
     }

@@ -62,8 +62,12 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
 
     const inFlight = busy.get(delivery.endpointId) ?? 0;
     if (inFlight >= perEndpoint) {
-      // This endpoint has enough in flight here: back to the end of the line, without an attempt.
-      await options.publisher.sendToQueue(queues.deliver, message, { messageId: delivery.id, headers: { [ATTEMPT_HEADER]: number } });
+      // This endpoint has enough in flight here: the message waits a moment, without an attempt,
+      // instead of holding a slot other endpoints' deliveries need.
+      await options.publisher.sendToQueue(queues.throttle.queue, message, {
+        messageId: delivery.id,
+        headers: { [ATTEMPT_HEADER]: number, ...(manual ? { [MANUAL_HEADER]: true } : {}) },
+      });
       return;
     }
     busy.set(delivery.endpointId, inFlight + 1);

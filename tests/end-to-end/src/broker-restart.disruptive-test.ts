@@ -1,0 +1,63 @@
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
+import { call, createApp, signUpTeam } from './dashboard.js';
+import { healthUrl, startSystem } from './system.js';
+import type { RunningSystem } from './system.js';
+
+/**
+ * Restarts the real RabbitMQ, so it runs alone, after every other test (`pnpm jest:disruptive`).
+ * Where the broker is not a local one that `rabbitmqctl` controls (a container), it cannot run.
+ */
+function rabbitmqctl(...args: string[]): void {
+  execFileSync('rabbitmqctl', ['-q', ...args], { stdio: 'pipe', timeout: 60_000 });
+}
+const canRestartBroker = (() => {
+  try {
+    rabbitmqctl('status');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+let system: RunningSystem;
+let target: HttpsReceiver;
+
+beforeAll(async () => {
+  // The first retry waits long enough to be sitting in its queue while the broker restarts.
+  system = await startSystem({ WEBHOOK_RETRY_DELAYS_MS: '8000,50,50,50,50' });
+  target = await HttpsReceiver.start(testCertificates().trusted);
+}, 60_000);
+
+afterAll(async () => {
+  await target?.close();
+  await system?.stop();
+});
+
+(canRestartBroker ? describe : describe.skip)('a broker restart', () => {
+  it('loses no queued retry: after the restart it is delivered, with the same id', async () => {
+    const owner = await signUpTeam(system.api.url, 'pro');
+    const app = await createApp(system.api.url, owner.token);
+    const created = await call<{ endpoint: { id: string } }>(system.api.url, 'POST', `/dashboard/v1/apps/${app.appId}/webhooks`, {
+      token: owner.token,
+      body: { name: 'Receiver', url: target.url(), events: ['suggestion.created'] },
+    });
+    target.answer = (_request, index) => ({ status: index === 0 ? 503 : 200 });
+    await call(system.api.url, 'POST', '/widget/v1/suggestions', { key: app.publicKey, body: { title: 'Survives', user: { external_id: 'u-1' } } });
+    await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { endpointId: created.body.endpoint.id, status: 'retrying' } }).then((row) => row ?? undefined),
+      { what: 'the first attempt to fail and its retry to be queued' },
+    );
+
+    rabbitmqctl('stop_app');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    rabbitmqctl('start_app');
+
+    for (const url of [system.api.url, healthUrl(system.authority), healthUrl(system.worker)]) {
+      await eventually(async () => ((await fetch(`${url}/health/ready`)).status === 200 ? true : undefined), { what: `${url} ready again`, timeoutMs: 30_000 });
+    }
+    await eventually(() => (target.received.length >= 2 ? true : undefined), { what: 'the retry after the restart', timeoutMs: 30_000 });
+    expect(target.received[1]!.headers['x-service-delivery']).toBe(target.received[0]!.headers['x-service-delivery']);
+  }, 90_000);
+});
