@@ -8,56 +8,21 @@
 //   pnpm build && node bench/auth-overhead.mjs            (PostgreSQL and RabbitMQ on default ports)
 //   BENCH_SECONDS=10 BENCH_CONNECTIONS=50 node bench/auth-overhead.mjs
 import { spawn } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import winston from 'winston';
+import { benchEnvironment, proTeamWithApp, quiet, root } from './bench-support.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const { createLogger } = await import(`${root}packages/logging/dist/index.js`);
 const { startAuthority, readAuthorityConfig } = await import(`${root}services/authority/dist/service.js`);
 const { startApi, readApiConfig, buildApp } = await import(`${root}services/api/dist/service.js`);
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const amqpUrl = process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-
-const suffix = randomBytes(4).toString('hex');
-const database = `feedback_bench_${suffix}`;
-const admin = new pg.Client({ connectionString: postgresUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${database}`);
-const databaseUrl = Object.assign(new URL(postgresUrl), { pathname: `/${database}` }).toString();
-
-const env = {
-  DATABASE_URL: databaseUrl,
-  AMQP_URL: amqpUrl,
-  BROKER_NAMESPACE: `bench-${suffix}.`,
-  PORT: '0',
-  HEALTH_PORT: '0',
-  LOG_LEVEL: 'error',
-  SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
-};
-const quiet = (service) => createLogger({ service, level: 'error', transports: [new winston.transports.Console({ silent: true })] });
+const bench = await benchEnvironment();
+const env = bench.env;
 const authority = await startAuthority(readAuthorityConfig(env).config, quiet('authority'));
 const api = await startApi(readApiConfig(env).config, quiet('api'));
 
-async function dashboard(method, path, token, body) {
-  const response = await fetch(`${api.url}/dashboard/v1${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body && JSON.stringify(body),
-  });
-  return response.json();
-}
-const { token } = await dashboard('POST', '/sign-up', undefined, {
-  team_name: 'Bench', name: 'Bench', email: `bench-${suffix}@example.com`, password: 'benchmark password',
-});
-await dashboard('PATCH', '/team', token, { plan: 'pro' });
-const created = await dashboard('POST', '/apps', token, { name: 'Bench app' });
+const { token, created, dashboard } = await proTeamWithApp(api.url, bench.suffix);
 await dashboard('PATCH', `/apps/${created.app.id}/api-key`, token, { grant: ['suggestions:write'] });
 await fetch(`${api.url}/api/v1/suggestions`, {
   method: 'POST',
@@ -121,5 +86,4 @@ for (const scenario of scenarios) {
 unauthenticated.close();
 await api.stop();
 await authority.stop();
-await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
-await admin.end();
+await bench.drop();

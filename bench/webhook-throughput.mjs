@@ -7,15 +7,12 @@
 //
 // Targets: >= 3000 deliveries/s; p99 event-to-delivery latency < 25 ms at 500 events/s.
 import { spawn } from 'node:child_process';
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:https';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import winston from 'winston';
+import { benchEnvironment, proTeamWithApp, quiet, root } from './bench-support.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const { createLogger } = await import(`${root}packages/logging/dist/index.js`);
 const { testCertificates } = await import(`${root}packages/test-support/dist/index.js`);
 const { startAuthority, readAuthorityConfig } = await import(`${root}services/authority/dist/service.js`);
 const { startApi, readApiConfig } = await import(`${root}services/api/dist/service.js`);
@@ -24,31 +21,18 @@ const events = Number(process.env.BENCH_EVENTS ?? 2000);
 const endpointsPerApp = Number(process.env.BENCH_ENDPOINTS ?? 4);
 const rate = Number(process.env.BENCH_RATE ?? 500);
 const rateSeconds = Number(process.env.BENCH_RATE_SECONDS ?? 10);
-const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const amqpUrl = process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 
-const suffix = randomBytes(4).toString('hex');
-const database = `feedback_bench_${suffix}`;
-const admin = new pg.Client({ connectionString: postgresUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${database}`);
-const databaseUrl = Object.assign(new URL(postgresUrl), { pathname: `/${database}` }).toString();
+const bench = await benchEnvironment();
+const databaseUrl = bench.databaseUrl;
 const certificates = testCertificates();
 const env = {
-  DATABASE_URL: databaseUrl,
-  AMQP_URL: amqpUrl,
-  BROKER_NAMESPACE: `bench-${suffix}.`,
-  PORT: '0',
-  HEALTH_PORT: '0',
-  LOG_LEVEL: 'error',
+  ...bench.env,
   OUTBOX_POLL_MS: '20',
-  SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
   SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'localhost',
   WEBHOOK_EXTRA_CA_FILE: certificates.caFile,
   PER_ENDPOINT_CONCURRENCY: '64',
 };
-const quiet = (service) => createLogger({ service, level: 'error', transports: [new winston.transports.Console({ silent: true })] });
 
 // The receiver: answers 204 at once and notes when each delivery arrived.
 const arrivals = new Map(); // delivery id -> { at, createdAt }
@@ -73,18 +57,8 @@ function startWorker() {
   return child;
 }
 
-async function dashboard(method, path, token, body) {
-  const response = await fetch(`${api.url}/dashboard/v1${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body && JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json().catch(() => ({})) };
-}
-
-const { body: session } = await dashboard('POST', '/sign-up', undefined, { team_name: 'Bench', name: 'Bench', email: `bench-${suffix}@example.com`, password: 'benchmark password' });
-await dashboard('PATCH', '/team', session.token, { plan: 'pro' });
-const { body: created } = await dashboard('POST', '/apps', session.token, { name: 'Bench app' });
+const { token, created, dashboard } = await proTeamWithApp(api.url, bench.suffix);
+const session = { token };
 const app = { id: created.app.id, public_key: created.app.public_key };
 
 const workers = [startWorker()];
@@ -179,5 +153,4 @@ await Promise.all(workers.map((worker) => once(worker, 'exit')));
 receiver.close();
 await api.stop();
 await authority.stop();
-await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
-await admin.end();
+await bench.drop();

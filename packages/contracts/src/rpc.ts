@@ -93,6 +93,14 @@ const attemptSchema = {
   },
 } as const;
 
+/** An app as events and key checks name it. */
+const appRefSchema = {
+  type: 'object',
+  required: ['id', 'public_key'],
+  additionalProperties: false,
+  properties: { id: { type: 'integer' }, public_key: { type: 'string' } },
+} as const;
+
 /** What the api passes to the worker about the acting member: checked by the authority first. */
 const endpointOwner = {
   type: 'object',
@@ -164,12 +172,7 @@ export const rpcMethods = {
       additionalProperties: false,
       properties: {
         key_id: { type: 'string' },
-        app: {
-          type: 'object',
-          required: ['id', 'public_key'],
-          additionalProperties: false,
-          properties: { id: { type: 'integer' }, public_key: { type: 'string' } },
-        },
+        app: appRefSchema,
         team_id: { type: 'string' },
         plan: { enum: ['free', 'starter', 'pro'] },
         scopes: { type: 'array', items: scopeSchema, uniqueItems: true },
@@ -340,12 +343,7 @@ export const rpcMethods = {
       required: ['app', 'team_id', 'plan'],
       additionalProperties: false,
       properties: {
-        app: {
-          type: 'object',
-          required: ['id', 'public_key'],
-          additionalProperties: false,
-          properties: { id: { type: 'integer' }, public_key: { type: 'string' } },
-        },
+        app: appRefSchema,
         team_id: { type: 'string' },
         plan: { enum: PLANS },
       },
@@ -425,12 +423,7 @@ export const rpcMethods = {
       required: ['app', 'team_id', 'plan'],
       additionalProperties: false,
       properties: {
-        app: {
-          type: 'object',
-          required: ['id', 'public_key'],
-          additionalProperties: false,
-          properties: { id: { type: 'integer' }, public_key: { type: 'string' } },
-        },
+        app: appRefSchema,
         team_id: { type: 'string' },
         plan: { enum: PLANS },
       },

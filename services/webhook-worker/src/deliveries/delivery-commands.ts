@@ -3,6 +3,7 @@ import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import { ATTEMPT_HEADER, MANUAL_HEADER, RpcError } from '@feedback/messaging';
 import type { ConfirmedPublisher, WebhookQueueNames } from '@feedback/messaging';
 import type { Delivery, DeliveryAttempt, Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { findOwnedEndpoint } from '../endpoints/endpoint-commands.js';
 
 type Owner = RpcRequest<'webhook-worker.listDeliveries'>['owner'];
 
@@ -28,11 +29,7 @@ const attemptView = (attempt: DeliveryAttempt) => ({
 
 /** Send test, delivery history and redelivery, answered over RPC for the dashboard. */
 export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPublisher, queues: WebhookQueueNames) {
-  async function ownedEndpoint(owner: Owner, endpointId: string) {
-    const endpoint = await prisma.webhookEndpoint.findFirst({ where: { id: endpointId, teamId: owner.team_id, appId: owner.app_id } });
-    if (!endpoint) throw new RpcError('not_found', 'No such webhook endpoint for this app.');
-    return endpoint;
-  }
+  const ownedEndpoint = (owner: Owner, endpointId: string) => findOwnedEndpoint(prisma, owner, endpointId);
   async function ownedDelivery(owner: Owner, endpointId: string, deliveryId: string) {
     await ownedEndpoint(owner, endpointId);
     const delivery = await prisma.delivery.findFirst({ where: { id: deliveryId, endpointId } });

@@ -21,13 +21,16 @@ export const endpointView = (endpoint: WebhookEndpoint) => ({
   updated_at: endpoint.updatedAt.toISOString(),
 });
 
+/** The endpoint, if it belongs to the owner's app; not_found otherwise. */
+export async function findOwnedEndpoint(prisma: PrismaClient, owner: Owner, endpointId: string): Promise<WebhookEndpoint> {
+  const endpoint = await prisma.webhookEndpoint.findFirst({ where: { id: endpointId, teamId: owner.team_id, appId: owner.app_id } });
+  if (!endpoint) throw new RpcError('not_found', 'No such webhook endpoint for this app.');
+  return endpoint;
+}
+
 /** Endpoint management, answered over RPC for the dashboard (through the api). */
 export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls: EndpointUrlPolicy) {
-  async function owned(owner: Owner, endpointId: string) {
-    const endpoint = await prisma.webhookEndpoint.findFirst({ where: { id: endpointId, teamId: owner.team_id, appId: owner.app_id } });
-    if (!endpoint) throw new RpcError('not_found', 'No such webhook endpoint for this app.');
-    return endpoint;
-  }
+  const owned = (owner: Owner, endpointId: string) => findOwnedEndpoint(prisma, owner, endpointId);
 
   return {
     async create(request: RpcRequest<'webhook-worker.createEndpoint'>): Promise<RpcResult<'webhook-worker.createEndpoint'>> {
