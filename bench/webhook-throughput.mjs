@@ -53,7 +53,12 @@ const authority = await startAuthority(readAuthorityConfig(env).config, quiet('a
 const api = await startApi(readApiConfig(env).config, quiet('api'));
 
 function startWorker() {
-  const child = spawn(process.execPath, [`${root}services/webhook-worker/dist/main.js`], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_WORKER_NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/profiles", profiles the workers.
+  const nodeOptions = process.env.BENCH_WORKER_NODE_OPTIONS ?? '';
+  const child = spawn(process.execPath, [...nodeOptions.split(' ').filter(Boolean), `${root}services/webhook-worker/dist/main.js`], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   return child;
 }
 

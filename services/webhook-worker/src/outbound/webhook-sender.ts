@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Agent } from 'node:https';
 import { rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import got from 'got';
@@ -36,17 +37,23 @@ export class WebhookSender {
   constructor(options: SenderOptions = {}) {
     this.allowed = new Set((options.allowedPrivateHosts ?? []).map((host) => host.toLowerCase()));
     const extraCa = options.extraCaFile ? [readFileSync(options.extraCaFile, 'utf8')] : [];
+    // One agent, built once: connections are kept alive per endpoint, and a trusted-CA list given
+    // here (not per request) is not turned into a connection key and a TLS context every time.
+    const agent = new Agent({
+      keepAlive: true,
+      maxSockets: 256,
+      rejectUnauthorized: true,
+      ...(extraCa.length > 0 ? { ca: [...rootCertificates, ...extraCa] } : {}),
+    });
     this.client = got.extend({
+      agent: { https: agent },
       timeout: { request: options.timeoutMs ?? 10_000 },
       followRedirect: false,
       throwHttpErrors: false,
       retry: { limit: 0 },
       decompress: false,
       dnsLookup: safeLookup((host) => this.allowed.has(host.toLowerCase())) as never,
-      https: {
-        rejectUnauthorized: true,
-        ...(extraCa.length > 0 ? { certificateAuthority: [...rootCertificates, ...extraCa] } : {}),
-      },
+      https: { rejectUnauthorized: true },
     });
   }
 
