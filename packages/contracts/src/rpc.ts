@@ -109,6 +109,19 @@ const endpointOwner = {
   properties: { team_id: { type: 'string', format: 'uuid' }, app_id: { type: 'integer' }, plan: { enum: PLANS } },
 } as const;
 
+/** A worker request on behalf of an endpoint owner, with these fields. */
+function withOwner<const P extends Record<string, unknown>, const R extends readonly string[]>(properties: P, required: R) {
+  return {
+    type: 'object',
+    required: ['owner', ...required],
+    additionalProperties: false,
+    properties: { owner: endpointOwner, ...properties },
+  } as const;
+}
+
+const endpointId = { type: 'string', format: 'uuid' } as const;
+const deliveryId = { type: 'string', format: 'uuid' } as const;
+
 const endpointFields = {
   name: { type: 'string', minLength: 1, maxLength: 100 },
   url: { type: 'string', minLength: 1, maxLength: 2048 },
@@ -356,12 +369,7 @@ export const rpcMethods = {
   },
   /** Creates an endpoint; the result shows its signing secret, once. Errors: plan_limit_reached, unsafe_url. */
   'webhook-worker.createEndpoint': {
-    request: defineContract('webhook-worker.createEndpoint.request', {
-      type: 'object',
-      required: ['owner', 'name', 'url', 'events'],
-      additionalProperties: false,
-      properties: { owner: endpointOwner, ...endpointFields },
-    } as const),
+    request: defineContract('webhook-worker.createEndpoint.request', withOwner({ ...endpointFields }, ['name', 'url', 'events'])),
     result: defineContract('webhook-worker.createEndpoint.result', {
       type: 'object',
       required: ['endpoint', 'signing_secret'],
@@ -370,41 +378,21 @@ export const rpcMethods = {
     } as const),
   },
   'webhook-worker.listEndpoints': {
-    request: defineContract('webhook-worker.listEndpoints.request', {
-      type: 'object',
-      required: ['owner'],
-      additionalProperties: false,
-      properties: { owner: endpointOwner },
-    } as const),
+    request: defineContract('webhook-worker.listEndpoints.request', withOwner({}, [])),
     result: defineContract('webhook-worker.listEndpoints.result', listOf(endpointSchema)),
   },
   /** Errors: not_found, unsafe_url. */
   'webhook-worker.updateEndpoint': {
-    request: defineContract('webhook-worker.updateEndpoint.request', {
-      type: 'object',
-      required: ['owner', 'endpoint_id'],
-      additionalProperties: false,
-      properties: { owner: endpointOwner, endpoint_id: { type: 'string', format: 'uuid' }, ...endpointFields },
-    } as const),
+    request: defineContract('webhook-worker.updateEndpoint.request', withOwner({ endpoint_id: endpointId, ...endpointFields }, ['endpoint_id'])),
     result: defineContract('webhook-worker.updateEndpoint.result', endpointSchema),
   },
   'webhook-worker.deleteEndpoint': {
-    request: defineContract('webhook-worker.deleteEndpoint.request', {
-      type: 'object',
-      required: ['owner', 'endpoint_id'],
-      additionalProperties: false,
-      properties: { owner: endpointOwner, endpoint_id: { type: 'string', format: 'uuid' } },
-    } as const),
+    request: defineContract('webhook-worker.deleteEndpoint.request', withOwner({ endpoint_id: endpointId }, ['endpoint_id'])),
     result: defineContract('webhook-worker.deleteEndpoint.result', { type: 'object', additionalProperties: false } as const),
   },
   /** A new secret, shown once; the previous one stops signing at once. */
   'webhook-worker.rotateEndpointSecret': {
-    request: defineContract('webhook-worker.rotateEndpointSecret.request', {
-      type: 'object',
-      required: ['owner', 'endpoint_id'],
-      additionalProperties: false,
-      properties: { owner: endpointOwner, endpoint_id: { type: 'string', format: 'uuid' } },
-    } as const),
+    request: defineContract('webhook-worker.rotateEndpointSecret.request', withOwner({ endpoint_id: endpointId }, ['endpoint_id'])),
     result: defineContract('webhook-worker.rotateEndpointSecret.result', {
       type: 'object',
       required: ['endpoint', 'signing_secret'],
@@ -431,41 +419,25 @@ export const rpcMethods = {
   },
   /** Send test: a webhook.ping to this endpoint only, through the delivery pipeline. */
   'webhook-worker.sendTest': {
-    request: defineContract('webhook-worker.sendTest.request', {
-      type: 'object',
-      required: ['owner', 'endpoint_id', 'public_key', 'member_name'],
-      additionalProperties: false,
-      properties: {
-        owner: endpointOwner,
-        endpoint_id: { type: 'string', format: 'uuid' },
-        public_key: { type: 'string' },
-        member_name: { type: 'string' },
-      },
-    } as const),
+    request: defineContract(
+      'webhook-worker.sendTest.request',
+      withOwner({ endpoint_id: endpointId, public_key: { type: 'string' }, member_name: { type: 'string' } }, ['endpoint_id', 'public_key', 'member_name']),
+    ),
     result: defineContract('webhook-worker.sendTest.result', deliverySchema),
   },
   /** An endpoint's deliveries, newest first, with a cursor. */
   'webhook-worker.listDeliveries': {
-    request: defineContract('webhook-worker.listDeliveries.request', {
-      type: 'object',
-      required: ['owner', 'endpoint_id'],
-      additionalProperties: false,
-      properties: {
-        owner: endpointOwner,
-        endpoint_id: { type: 'string', format: 'uuid' },
-        before: { type: 'string', format: 'date-time' },
-        limit: { type: 'integer', minimum: 1, maximum: 100 },
-      },
-    } as const),
+    request: defineContract(
+      'webhook-worker.listDeliveries.request',
+      withOwner(
+        { endpoint_id: endpointId, before: { type: 'string', format: 'date-time' }, limit: { type: 'integer', minimum: 1, maximum: 100 } },
+        ['endpoint_id'],
+      ),
+    ),
     result: defineContract('webhook-worker.listDeliveries.result', listOf(deliverySchema)),
   },
   'webhook-worker.getDelivery': {
-    request: defineContract('webhook-worker.getDelivery.request', {
-      type: 'object',
-      required: ['owner', 'endpoint_id', 'delivery_id'],
-      additionalProperties: false,
-      properties: { owner: endpointOwner, endpoint_id: { type: 'string', format: 'uuid' }, delivery_id: { type: 'string', format: 'uuid' } },
-    } as const),
+    request: defineContract('webhook-worker.getDelivery.request', withOwner({ endpoint_id: endpointId, delivery_id: deliveryId }, ['endpoint_id', 'delivery_id'])),
     result: defineContract('webhook-worker.getDelivery.result', {
       type: 'object',
       required: ['delivery', 'attempt_log'],
@@ -475,12 +447,7 @@ export const rpcMethods = {
   },
   /** Sends a delivery again by hand, with the same id, as a fresh series of attempts. */
   'webhook-worker.redeliver': {
-    request: defineContract('webhook-worker.redeliver.request', {
-      type: 'object',
-      required: ['owner', 'endpoint_id', 'delivery_id'],
-      additionalProperties: false,
-      properties: { owner: endpointOwner, endpoint_id: { type: 'string', format: 'uuid' }, delivery_id: { type: 'string', format: 'uuid' } },
-    } as const),
+    request: defineContract('webhook-worker.redeliver.request', withOwner({ endpoint_id: endpointId, delivery_id: deliveryId }, ['endpoint_id', 'delivery_id'])),
     result: defineContract('webhook-worker.redeliver.result', deliverySchema),
   },
 } as const;

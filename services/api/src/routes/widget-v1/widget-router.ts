@@ -1,8 +1,6 @@
 import { Router } from 'express';
-import type { Request, Response } from 'express';
-import type { Prisma } from '../../database.js';
 import { methodNotAllowed } from '../../http/method-not-allowed.js';
-import type { Actor, AppRef } from '../../product/actor.js';
+import type { Actor } from '../../product/actor.js';
 import {
   recordId,
   widgetCommentRequest,
@@ -15,6 +13,7 @@ import { commentOnSuggestion, createSuggestion } from '../../suggestions/suggest
 import { submitSurveyResponse } from '../../surveys/survey-commands.js';
 import { addTicketMessage, openTicket } from '../../tickets/ticket-commands.js';
 import type { RouteContext } from '../route-context.js';
+import { productAction } from '../product-action.js';
 
 const endUser = (user: { external_id: string; name?: string | null }): Actor => ({ type: 'app_user', externalId: user.external_id, name: user.name ?? null });
 
@@ -25,13 +24,7 @@ const endUser = (user: { external_id: string; name?: string | null }): Actor => 
  */
 export function widgetRouter(context: RouteContext): Router {
   const router = Router();
-  const act = (status: number, work: (tx: Prisma.TransactionClient, app: AppRef, request: Request) => Promise<unknown>) =>
-    async (request: Request, response: Response) => {
-      const app = request.widgetApp!.app;
-      const body = await context.prisma.$transaction((tx) => work(tx, app, request));
-      context.outboxRelay.wake();
-      response.status(status).json(body);
-    };
+  const act = (status: number, work: Parameters<typeof productAction>[3]) => productAction(context, (request) => request.widgetApp!.app, status, work);
 
   router.post('/suggestions', act(201, (tx, app, request) => {
     const input = widgetSuggestionRequest.parse(request.body);

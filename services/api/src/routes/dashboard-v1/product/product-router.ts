@@ -1,6 +1,5 @@
 import { Router } from 'express';
-import type { Request, Response } from 'express';
-import type { Prisma } from '../../../database.js';
+import type { Request } from 'express';
 import { methodNotAllowed } from '../../../http/method-not-allowed.js';
 import { parseListQuery } from '../../../pagination/list-query.js';
 import type { Actor, AppRef } from '../../../product/actor.js';
@@ -10,6 +9,7 @@ import { changeSuggestionStatus, commentOnSuggestion } from '../../../suggestion
 import { listTickets } from '../../../tickets/list-tickets.js';
 import { addTicketMessage, changeTicketStatus } from '../../../tickets/ticket-commands.js';
 import type { RouteContext } from '../../route-context.js';
+import { productAction } from '../../product-action.js';
 
 const memberOf = (request: Request): Actor => ({ type: 'member', memberId: request.member!.member_id, name: request.member!.name });
 
@@ -28,13 +28,7 @@ export function productRouter(context: RouteContext): Router {
     );
     return { id: app.id, public_key: app.public_key };
   };
-  const act = (status: number, work: (tx: Prisma.TransactionClient, app: AppRef, request: Request) => Promise<unknown>) =>
-    async (request: Request, response: Response) => {
-      const app = await appOf(request);
-      const body = await context.prisma.$transaction((tx) => work(tx, app, request));
-      context.outboxRelay.wake();
-      response.status(status).json(body);
-    };
+  const act = (status: number, work: Parameters<typeof productAction>[3]) => productAction(context, appOf, status, work);
 
   router.get('/apps/:appId/suggestions', async (request, response) => {
     const app = await appOf(request);
