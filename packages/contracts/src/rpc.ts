@@ -101,6 +101,14 @@ const appRefSchema = {
   properties: { id: { type: 'integer' }, public_key: { type: 'string' } },
 } as const;
 
+/** An app with its team and the team's plan. */
+const appWithPlanSchema = {
+  type: 'object',
+  required: ['app', 'team_id', 'plan'],
+  additionalProperties: false,
+  properties: { app: appRefSchema, team_id: { type: 'string' }, plan: { enum: PLANS } },
+} as const;
+
 /** What the api passes to the worker about the acting member: checked by the authority first. */
 const endpointOwner = {
   type: 'object',
@@ -351,16 +359,7 @@ export const rpcMethods = {
       additionalProperties: false,
       properties: { public_key: { type: 'string', pattern: '^pk_live_[0-9A-Za-z]{22}$' } },
     } as const),
-    result: defineContract('authority.verifyPublicKey.result', {
-      type: 'object',
-      required: ['app', 'team_id', 'plan'],
-      additionalProperties: false,
-      properties: {
-        app: appRefSchema,
-        team_id: { type: 'string' },
-        plan: { enum: PLANS },
-      },
-    } as const),
+    result: defineContract('authority.verifyPublicKey.result', appWithPlanSchema),
   },
   /** Any member of the app's team. Errors: not_found (not an app of this team). */
   'authority.getApp': {
@@ -406,16 +405,7 @@ export const rpcMethods = {
    */
   'authority.authorizeWebhookManagement': {
     request: defineContract('authority.authorizeWebhookManagement.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
-    result: defineContract('authority.authorizeWebhookManagement.result', {
-      type: 'object',
-      required: ['app', 'team_id', 'plan'],
-      additionalProperties: false,
-      properties: {
-        app: appRefSchema,
-        team_id: { type: 'string' },
-        plan: { enum: PLANS },
-      },
-    } as const),
+    result: defineContract('authority.authorizeWebhookManagement.result', appWithPlanSchema),
   },
   /** Send test: a webhook.ping to this endpoint only, through the delivery pipeline. */
   'webhook-worker.sendTest': {
