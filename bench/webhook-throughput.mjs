@@ -6,10 +6,10 @@
 //   BENCH_EVENTS=2000 BENCH_ENDPOINTS=4 BENCH_RATE=500 BENCH_RATE_SECONDS=10 node bench/webhook-throughput.mjs
 //
 // Targets: >= 3000 deliveries/s; p99 event-to-delivery latency < 25 ms at 500 events/s.
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer } from 'node:https';
+import { openSync } from 'node:fs';
 import pg from 'pg';
 import { benchEnvironment, proTeamWithApp, quiet, root } from './bench-support.mjs';
 
@@ -34,20 +34,22 @@ const env = {
   PER_ENDPOINT_CONCURRENCY: '64',
 };
 
-// The receiver: answers 204 at once and notes when each delivery arrived.
-const arrivals = new Map(); // delivery id -> { at, createdAt }
-const receiver = createServer(certificates.trusted, (request, response) => {
-  let body = '';
-  request.on('data', (chunk) => (body += chunk));
-  request.on('end', () => {
-    const envelope = JSON.parse(body);
-    arrivals.set(envelope.id, { at: Date.now(), createdAt: Date.parse(envelope.created_at) });
-    response.writeHead(204).end();
-  });
+// The receiver, a process of its own: answers 204 at once and notes when each delivery arrived.
+const receiver = fork(new URL('./fast-receiver.mjs', import.meta.url), {
+  env: { ...process.env, BENCH_RECEIVER_TLS: JSON.stringify({ tls: certificates.trusted }) },
 });
-receiver.listen(0, '127.0.0.1');
-await once(receiver, 'listening');
-const receiverUrl = `https://localhost:${receiver.address().port}/hooks`;
+const ask = (question, key) =>
+  new Promise((resolve) => {
+    const listener = (answer) => {
+      if (!(key in answer)) return;
+      receiver.off('message', listener);
+      resolve(answer);
+    };
+    receiver.on('message', listener);
+    if (question) receiver.send(question);
+  });
+const { port: receiverPort } = await ask(undefined, 'port');
+const receiverUrl = `https://localhost:${receiverPort}/hooks`;
 
 const authority = await startAuthority(readAuthorityConfig(env).config, quiet('authority'));
 const api = await startApi(readApiConfig(env).config, quiet('api'));
@@ -55,9 +57,11 @@ const api = await startApi(readApiConfig(env).config, quiet('api'));
 function startWorker() {
   // BENCH_WORKER_NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/profiles", profiles the workers.
   const nodeOptions = process.env.BENCH_WORKER_NODE_OPTIONS ?? '';
+  // BENCH_WORKER_LOG=<file> keeps the workers' info-level logs there, to see where time goes.
+  const logFile = process.env.BENCH_WORKER_LOG;
   const child = spawn(process.execPath, [...nodeOptions.split(' ').filter(Boolean), `${root}services/webhook-worker/dist/main.js`], {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { PATH: process.env.PATH, ...env, ...(logFile ? { LOG_LEVEL: 'info' } : {}) },
+    stdio: ['ignore', logFile ? openSync(logFile, 'a') : 'ignore', 'inherit'],
   });
   return child;
 }
@@ -96,20 +100,43 @@ function eventRow() {
 
 async function waitForDeliveries(total, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
-  while (arrivals.size < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-  return arrivals.size;
+  for (;;) {
+    const { count } = await ask('count', 'count');
+    if (count >= total || Date.now() > deadline) return count;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 async function recordedAttempts() {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const { rows } = await client.query(`SELECT count(*)::int AS n FROM webhooks.delivery_attempts`);
+  const { rows } = await client.query(`
+    SELECT count(*)::int AS n,
+           percentile_disc(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
+           percentile_disc(0.99) WITHIN GROUP (ORDER BY duration_ms) AS p99,
+           count(*) FILTER (WHERE response_code IS NULL OR response_code >= 300)::int AS failed
+    FROM webhooks.delivery_attempts`);
+  // Where the time goes, first attempts only: event written -> delivery created by fan-out ->
+  // attempt started by a worker -> receiver answered.
+  const stages = await client.query(`
+    SELECT percentile_disc(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM d.created_at - (d.payload ->> 'created_at')::timestamptz) * 1000) AS fan_out,
+           percentile_disc(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - d.created_at) * 1000) AS to_attempt,
+           percentile_disc(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY a.duration_ms) AS request
+    FROM webhooks.deliveries d JOIN webhooks.delivery_attempts a ON a.delivery_id = d.id AND a.number = 1`);
+  const stage = (values) => `p50 ${Math.round(values[0])} ms, p99 ${Math.round(values[1])} ms`;
+  const { fan_out: fanOut, to_attempt: toAttempt, request } = stages.rows[0];
+  console.log(`stages: event to fan-out ${stage(fanOut)}; fan-out to attempt ${stage(toAttempt)}; request ${stage(request)}`);
+  const errors = await client.query(`
+    SELECT coalesce(error, 'HTTP ' || response_code) AS reason, count(*)::int AS n FROM webhooks.delivery_attempts
+    WHERE response_code IS NULL OR response_code >= 300 GROUP BY 1 ORDER BY 2 DESC LIMIT 5`);
   await client.end();
-  return rows[0].n;
+  const { n, p50, p99, failed } = rows[0];
+  const reasons = errors.rows.map((row) => `${row.n} x ${row.reason}`).join('; ');
+  return `${n} (${failed} failed${reasons ? `: ${reasons}` : ''}); request duration p50 ${p50} ms, p99 ${p99} ms`;
 }
 
 async function throughput(label) {
-  arrivals.clear();
+  await ask('reset', 'reset');
   const rows = Array.from({ length: events }, eventRow);
   const started = Date.now();
   await api.prisma.outboxEvent.createMany({ data: rows });
@@ -125,7 +152,7 @@ function percentile(sorted, p) {
 }
 
 async function latency(label) {
-  arrivals.clear();
+  await ask('reset', 'reset');
   const perTick = Math.max(1, Math.round(rate / 100));
   const ticks = rateSeconds * 100;
   for (let tick = 0; tick < ticks; tick += 1) {
@@ -137,7 +164,7 @@ async function latency(label) {
   }
   const expected = ticks * perTick * endpointsPerApp;
   await waitForDeliveries(expected, 60_000);
-  const latencies = [...arrivals.values()].map(({ at, createdAt }) => at - createdAt).sort((a, b) => a - b);
+  const latencies = (await ask('report', 'latencies')).latencies.sort((a, b) => a - b);
   console.log(
     `${label}: ${perTick * 100} events/s x ${endpointsPerApp} endpoints for ${rateSeconds} s; event-to-delivery latency p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, p99 ${percentile(latencies, 99)} ms (${latencies.length} of ${expected} delivered)`,
   );
@@ -151,11 +178,12 @@ workers.push(startWorker());
 await new Promise((resolve) => setTimeout(resolve, 2000));
 await throughput('2 workers');
 await latency('2 workers');
-console.log(`attempts recorded: ${await recordedAttempts()}`);
+const { tlsConnections } = await ask('report', 'tlsConnections');
+console.log(`attempts recorded: ${await recordedAttempts()}; TLS connections accepted by the receiver: ${tlsConnections}`);
 
 for (const worker of workers) worker.kill('SIGTERM');
 await Promise.all(workers.map((worker) => once(worker, 'exit')));
-receiver.close();
+receiver.send('stop');
 await api.stop();
 await authority.stop();
 await bench.drop();

@@ -1,4 +1,4 @@
 export { runMigrations, MigrationError } from './migrations.js';
 export type { MigrationOptions } from './migrations.js';
-export { createPrismaAdapter } from './prisma-adapter.js';
+export { createPool, createPrismaAdapter } from './prisma-adapter.js';
 export type { PoolOptions } from './prisma-adapter.js';

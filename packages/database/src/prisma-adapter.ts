@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 
 export interface PoolOptions {
   connectionString: string;
@@ -8,10 +9,15 @@ export interface PoolOptions {
   max?: number;
 }
 
-/** The driver adapter every service's Prisma client is built with. */
-export function createPrismaAdapter(options: PoolOptions): PrismaPg {
-  return new PrismaPg(
-    { connectionString: options.connectionString, max: options.max ?? 10 },
-    { schema: options.schema },
-  );
+/** A connection pool a service may share between its Prisma client and plain SQL on a hot path. */
+export function createPool(options: Omit<PoolOptions, 'schema'>): pg.Pool {
+  return new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 });
+}
+
+/**
+ * The driver adapter every service's Prisma client is built with: on a pool of its own, or on
+ * `pool` when the service shares one.
+ */
+export function createPrismaAdapter(options: PoolOptions & { pool?: pg.Pool }): PrismaPg {
+  return new PrismaPg(options.pool ?? { connectionString: options.connectionString, max: options.max ?? 10 }, { schema: options.schema });
 }

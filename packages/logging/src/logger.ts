@@ -24,10 +24,15 @@ const redactSecrets = winston.format((info) => {
 
 /** A structured JSON logger. Use `logger.child({ requestId })` to tag every line of a request. */
 export function createLogger(options: LoggerOptions): Logger {
-  return winston.createLogger({
+  // Winston runs the logger's formats before its transports look at the level, so a line below
+  // the level would still be redacted and serialised; this drops it first, for the hot paths that
+  // log every delivery or request.
+  const belowLevel = winston.format((info) => (logger.isLevelEnabled(info.level) ? info : false));
+  const logger: Logger = winston.createLogger({
     level: options.level ?? 'info',
     defaultMeta: { service: options.service },
     format: winston.format.combine(
+      belowLevel(),
       winston.format.errors({ stack: true }),
       winston.format.timestamp(),
       redactSecrets(),
@@ -35,4 +40,5 @@ export function createLogger(options: LoggerOptions): Logger {
     ),
     transports: options.transports ?? [new winston.transports.Console()],
   });
+  return logger;
 }

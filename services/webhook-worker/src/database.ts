@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { createPrismaAdapter, runMigrations } from '@feedback/database';
+import type pg from 'pg';
+import { createPool, createPrismaAdapter, runMigrations } from '@feedback/database';
 import type { Logger } from '@feedback/logging';
 import { PrismaClient } from './generated/prisma/client.js';
 
@@ -10,8 +11,19 @@ export async function migrateWorkerDatabase(databaseUrl: string, logger: Logger)
   await runMigrations({ connectionString: databaseUrl, schema: WORKER_SCHEMA, directory: MIGRATIONS, logger });
 }
 
-export function connectWorkerDatabase(databaseUrl: string): PrismaClient {
-  return new PrismaClient({ adapter: createPrismaAdapter({ connectionString: databaseUrl, schema: WORKER_SCHEMA }) });
+export interface WorkerDatabase {
+  /** Endpoints, history, commands: everything but the delivery hot path. */
+  prisma: PrismaClient;
+  /**
+   * The same connections, for the batched SQL of fan-out and attempts (deliveries/*-store.ts),
+   * where Prisma's per-query cost was the largest share of a delivery's CPU (docs/decisions.md).
+   */
+  pool: pg.Pool;
+}
+
+export function connectWorkerDatabase(databaseUrl: string): WorkerDatabase {
+  const pool = createPool({ connectionString: databaseUrl });
+  return { prisma: new PrismaClient({ adapter: createPrismaAdapter({ connectionString: databaseUrl, schema: WORKER_SCHEMA, pool }) }), pool };
 }
 
 export type { PrismaClient };

@@ -3,7 +3,8 @@ import type { Logger } from '@feedback/logging';
 import { Broker, ConfirmedPublisher, declareWebhookTopology, serveRpc, topologyNames, webhookQueueNames } from '@feedback/messaging';
 import { consumeDeliveries } from './deliveries/deliver.js';
 import { deliveryCommands } from './deliveries/delivery-commands.js';
-import { fanOut } from './deliveries/fan-out.js';
+import { AttemptStore } from './deliveries/attempt-store.js';
+import { FanOut } from './deliveries/fan-out.js';
 import { WebhookSender } from './outbound/webhook-sender.js';
 import { endpointCommands } from './endpoints/endpoint-commands.js';
 import { SecretBox } from './endpoints/signing-secrets.js';
@@ -26,7 +27,7 @@ export interface WorkerService {
 /** Migrates the worker's schema and consumes domain events until stopped. */
 export async function startWorker(config: WorkerConfig, logger: Logger): Promise<WorkerService> {
   await migrateWorkerDatabase(config.databaseUrl, logger);
-  const prisma = connectWorkerDatabase(config.databaseUrl);
+  const { prisma, pool } = connectWorkerDatabase(config.databaseUrl);
   const names = topologyNames(config.brokerNamespace);
   const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'webhook-worker', logger });
   if (config.allowedPrivateHosts.length > 0 || config.extraCaFile) {
@@ -63,7 +64,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   });
   const deliveries = consumeDeliveries({
     broker,
-    prisma,
+    store: new AttemptStore(pool),
     publisher,
     sender,
     secrets,
@@ -72,13 +73,14 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     prefetch: config.deliveryPrefetch,
     perEndpointConcurrency: config.perEndpointConcurrency,
   });
+  const fanOut = new FanOut({ pool, publisher, queues });
   const events = consumeDomainEvents({
     broker,
     names,
     prisma,
     logger,
     prefetch: config.eventPrefetch,
-    fanOut: (event) => fanOut(prisma, publisher, queues, event),
+    fanOut: (event) => fanOut.take(event),
   });
   const lifecycle = new Lifecycle(logger);
   const healthServer = await startHealthServer({
@@ -92,7 +94,9 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     { name: 'stop delivering and finish attempts in flight', run: () => deliveries.stop() },
     { name: 'close publisher', run: () => publisher.close() },
     { name: 'close broker', run: () => broker.close() },
+    { name: 'close webhook connections', run: async () => sender.close() },
     { name: 'close database', run: () => prisma.$disconnect() },
+    { name: 'close database pool', run: () => pool.end() },
     { name: 'close health server', run: () => closeServer(healthServer) },
   ];
   return { prisma, healthServer, lifecycle, shutdownSteps, stop: () => lifecycle.shutdown(shutdownSteps()) };

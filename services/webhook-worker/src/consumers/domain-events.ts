@@ -5,24 +5,13 @@ import type { Logger } from '@feedback/logging';
 import { QUORUM_QUEUE, declareExchanges, startConsumer } from '@feedback/messaging';
 import type { Broker, Consumer, TopologyNames } from '@feedback/messaging';
 import type { PrismaClient } from '../database.js';
+import type { FanOutResult } from '../deliveries/fan-out.js';
 
 /** The worker's queue takes every domain event; fan-out to endpoints decides who gets what. */
 async function declareDomainEventsQueue(channel: ConfirmChannel, names: TopologyNames): Promise<void> {
   await declareExchanges(channel, names);
   await channel.assertQueue(names.workerDomainEventsQueue, QUORUM_QUEUE);
   await channel.bindQueue(names.workerDomainEventsQueue, names.domainEvents, '#');
-}
-
-/**
- * Takes each domain event in once, whatever the broker redelivers: the first delivery records
- * it, later ones find it recorded and are acknowledged without effect.
- */
-export async function receiveEvent(prisma: PrismaClient, event: DomainEvent): Promise<boolean> {
-  const { count } = await prisma.receivedEvent.createMany({
-    data: [{ eventId: event.id, eventType: event.event, appId: event.app.id, occurredAt: new Date(event.created_at) }],
-    skipDuplicates: true,
-  });
-  return count === 1;
 }
 
 /** The worker's queue carries product events and the internal erasure event. */
@@ -61,8 +50,8 @@ export function consumeDomainEvents(options: {
   prisma: PrismaClient;
   logger: Logger;
   prefetch: number;
-  /** Called once per new event with the event: fan-out to endpoints. */
-  fanOut: (event: DomainEvent) => Promise<number>;
+  /** Called with each event, also a redelivered one: fan-out to endpoints, once per event (see FanOut). */
+  fanOut: (event: DomainEvent) => Promise<FanOutResult>;
 }): Consumer {
   return startConsumer(options.broker, options.logger, {
     queue: options.names.workerDomainEventsQueue,
@@ -76,9 +65,8 @@ export function consumeDomainEvents(options: {
         return;
       }
       const event = message as DomainEvent;
-      const first = await receiveEvent(options.prisma, event);
-      // Also on a redelivery: deliveries not yet queued are queued (see fanOut).
-      const queued = await options.fanOut(event);
+      // Also on a redelivery: deliveries not yet queued are queued.
+      const { first, queued } = await options.fanOut(event);
       options.logger.info(first ? 'event received' : 'duplicate event ignored', {
         eventId: event.id,
         event: event.event,

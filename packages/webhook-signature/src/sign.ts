@@ -1,0 +1,24 @@
+import { createHmac } from 'node:crypto';
+
+export interface SignOptions {
+  /** The signature's time, in unix seconds. Default: now. */
+  timestamp?: number;
+}
+
+/**
+ * The `X-Service-Signature` value for a body, made as the sender makes it: HMAC-SHA256 with the
+ * secret over `<t>.<raw body>`.
+ */
+export function sign(rawBody: string | Buffer | Uint8Array, secret: string, options: SignOptions = {}): string {
+  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+  const v1 = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
+  return `t=${timestamp},v1=${v1}`;
+}
+
+/**
+ * A valid signature header for a payload of your own, so you can test your webhook handler
+ * without the service: send `payload` as the body with this header.
+ */
+export function generateTestHeader(options: { payload: string; secret: string; timestamp?: number }): string {
+  return sign(options.payload, options.secret, { timestamp: options.timestamp });
+}

@@ -1,0 +1,131 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
+import { WebhookVerificationError, generateTestHeader, sign, verify } from './index.js';
+import type { WebhookVerificationReason } from './index.js';
+
+const secret = 'whsec_6fV3m8oTQ1mYbq0x3oQx2v4uZJc8h1F2pQn7rS9tUwA';
+const body = '{"id":"7d4c2b8e-2f6a-4d0e-9a51-3c1f0b6e9d42","event":"ticket.replied","data":{"body":"Merci, ça marche ✓"}}';
+const t = 1_800_000_000;
+const at = (seconds: number) => () => seconds * 1000;
+/** The header exactly as the webhook worker makes it (services/webhook-worker signature.ts). */
+const workerHeader = (rawBody: string, timestamp: number, key = secret) =>
+  `t=${timestamp},v1=${createHmac('sha256', key).update(`${timestamp}.${rawBody}`).digest('hex')}`;
+
+function reasonOf(run: () => unknown): WebhookVerificationReason | undefined {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return error.reason;
+    throw error;
+  }
+  return undefined;
+}
+
+describe('verify', () => {
+  it('accepts a header made the way the worker makes it, and answers its timestamp', () => {
+    expect(verify(body, workerHeader(body, t), secret, { now: at(t) })).toEqual({ timestamp: t });
+  });
+
+  it('accepts the body as a string, a Buffer or a Uint8Array of the same bytes', () => {
+    const header = workerHeader(body, t);
+    const bytes = Buffer.from(body, 'utf8');
+    expect(() => verify(body, header, secret, { now: at(t) })).not.toThrow();
+    expect(() => verify(bytes, header, secret, { now: at(t) })).not.toThrow();
+    expect(() => verify(new Uint8Array(bytes), header, secret, { now: at(t) })).not.toThrow();
+  });
+
+  it('accepts what sign and generateTestHeader make', () => {
+    expect(() => verify(body, sign(body, secret, { timestamp: t }), secret, { now: at(t) })).not.toThrow();
+    expect(() => verify(body, generateTestHeader({ payload: body, secret }), secret)).not.toThrow();
+  });
+
+  it('refuses a parsed body as body_not_raw, telling to pass the raw bytes', () => {
+    const run = () => verify(JSON.parse(body) as string, workerHeader(body, t), secret, { now: at(t) });
+    expect(reasonOf(run)).toBe('body_not_raw');
+    expect(run).toThrow(/raw request bytes.*express\.raw/);
+  });
+
+  it('refuses an empty secret as missing_secret', () => {
+    expect(reasonOf(() => verify(body, workerHeader(body, t), '', { now: at(t) }))).toBe('missing_secret');
+  });
+
+  it('refuses a missing header as malformed_header, saying it is missing', () => {
+    const run = () => verify(body, undefined, secret, { now: at(t) });
+    expect(reasonOf(run)).toBe('malformed_header');
+    expect(run).toThrow(/missing/);
+  });
+
+  it('refuses a header sent twice as malformed_header', () => {
+    const header = workerHeader(body, t);
+    expect(reasonOf(() => verify(body, [header, header], secret, { now: at(t) }))).toBe('malformed_header');
+  });
+
+  it.each([
+    ['uppercase hex', (h: string) => h.toUpperCase().replace('T=', 't=').replace('V1=', 'v1=')],
+    ['63 hex characters', (h: string) => h.slice(0, -1)],
+    ['65 hex characters', (h: string) => `${h}0`],
+    ['spaces after the comma', (h: string) => h.replace(',', ', ')],
+    ['surrounding whitespace', (h: string) => ` ${h} `],
+    ['another field', (h: string) => `${h},v0=abc`],
+    ['fields in the other order', (h: string) => h.split(',').reverse().join(',')],
+    ['another scheme', (h: string) => h.replace('v1=', 'v2=')],
+    ['a non-numeric timestamp', (h: string) => h.replace(/^t=\d+/, 't=17e8')],
+    ['an empty value', () => ''],
+  ])('refuses a header with %s as malformed_header', (_case, alter) => {
+    expect(reasonOf(() => verify(body, alter(workerHeader(body, t)), secret, { now: at(t) }))).toBe('malformed_header');
+  });
+
+  it('refuses a changed body as signature_mismatch', () => {
+    const run = () => verify(body.replace('Merci', 'merci'), workerHeader(body, t), secret, { now: at(t) });
+    expect(reasonOf(run)).toBe('signature_mismatch');
+    expect(run).toThrow(/current signing secret/);
+  });
+
+  it('refuses another secret (a rotated one) as signature_mismatch', () => {
+    expect(reasonOf(() => verify(body, workerHeader(body, t, 'whsec_previous'), secret, { now: at(t) }))).toBe('signature_mismatch');
+  });
+
+  it('refuses a signature whose timestamp was changed as signature_mismatch', () => {
+    const header = workerHeader(body, t).replace(`t=${t}`, `t=${t + 1}`);
+    expect(reasonOf(() => verify(body, header, secret, { now: at(t) }))).toBe('signature_mismatch');
+  });
+
+  it('refuses a signature older than 300 seconds as timestamp_out_of_tolerance', () => {
+    const run = () => verify(body, workerHeader(body, t), secret, { now: at(t + 301) });
+    expect(reasonOf(run)).toBe('timestamp_out_of_tolerance');
+    expect(run).toThrow(/NTP/);
+  });
+
+  it('refuses a signature more than 300 seconds in the future as timestamp_out_of_tolerance', () => {
+    expect(reasonOf(() => verify(body, workerHeader(body, t), secret, { now: at(t - 301) }))).toBe('timestamp_out_of_tolerance');
+  });
+
+  it('accepts a signature exactly 300 seconds old or ahead', () => {
+    expect(() => verify(body, workerHeader(body, t), secret, { now: at(t + 300) })).not.toThrow();
+    expect(() => verify(body, workerHeader(body, t), secret, { now: at(t - 300) })).not.toThrow();
+  });
+
+  it('takes another tolerance when given one', () => {
+    expect(reasonOf(() => verify(body, workerHeader(body, t), secret, { now: at(t + 61), toleranceSeconds: 60 }))).toBe('timestamp_out_of_tolerance');
+    expect(() => verify(body, workerHeader(body, t), secret, { now: at(t + 600), toleranceSeconds: 900 })).not.toThrow();
+  });
+
+  it('checks the signature before the age, so a forged old header is a mismatch, not a stale one', () => {
+    expect(reasonOf(() => verify(body, `t=${t},v1=${'0'.repeat(64)}`, secret, { now: at(t + 10_000) }))).toBe('signature_mismatch');
+  });
+
+  it('never puts the secret in its messages', () => {
+    for (const run of [
+      () => verify(body, workerHeader(body, t, 'whsec_other'), secret, { now: at(t) }),
+      () => verify(body, workerHeader(body, t), secret, { now: at(t + 1000) }),
+      () => verify(body, 'nonsense', secret),
+    ]) {
+      expect(run).toThrow(WebhookVerificationError);
+      try {
+        run();
+      } catch (error) {
+        expect(String((error as Error).message)).not.toContain(secret);
+      }
+    }
+  });
+});

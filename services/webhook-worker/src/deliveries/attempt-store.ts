@@ -1,0 +1,145 @@
+import DataLoader from 'dataloader';
+import type pg from 'pg';
+
+/** What one attempt needs: the delivery, where it goes, and whether it may go at all. */
+export interface AttemptTarget {
+  id: string;
+  endpointId: string;
+  eventType: string;
+  status: string;
+  attempts: number;
+  payload: unknown;
+  url: string;
+  secretEncrypted: string;
+  /** The envelope names an end user who has since been erased: it must not be sent. */
+  namesErasedUser: boolean;
+}
+
+/** One attempt made, and the delivery's state after it. */
+export interface AttemptOutcome {
+  deliveryId: string;
+  number: number;
+  startedAt: Date;
+  durationMs: number;
+  responseCode: number | null;
+  error: string | null;
+  responseBodyStart: string | null;
+  status: 'delivered' | 'retrying' | 'abandoned';
+}
+
+export interface AttemptStoreOptions {
+  /** How long reads and writes wait to be grouped with others into one statement. Default: 2. */
+  batchWindowMs?: number;
+  /** Most rows one statement carries. Default: 500. */
+  maxBatchSize?: number;
+}
+
+// The user hash of an identity in the envelope, as the erasure event names users (privacy-events).
+const userHash = (identity: string) =>
+  `encode(sha256(convert_to(d.app_id || ':' || (d.payload -> 'data' -> '${identity}' ->> 'external_id'), 'UTF8')), 'hex')`;
+
+const LOAD_SQL = `
+  SELECT d.id, d.endpoint_id, d.event_type, d.status::text AS status, d.attempts, d.payload,
+         e.url, e.secret_encrypted,
+         EXISTS (
+           SELECT 1 FROM webhooks.privacy_erasures p
+           WHERE p.app_id = d.app_id AND p.user_hash IN (${userHash('author')}, ${userHash('sender')})
+         ) AS names_erased_user
+  FROM webhooks.deliveries d
+  JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
+  WHERE d.id = ANY($1::uuid[])`;
+
+// The attempt log and the delivery's state move together, in one statement. A duplicate message
+// for an attempt already recorded changes nothing: (delivery, number) is unique, and a delivery's
+// attempt count only moves forward.
+const RECORD_SQL = `
+  WITH outcome AS (
+    SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[])
+      AS o(delivery_id, number, started_at, duration_ms, response_code, error, response_body_start, status)
+  ), logged AS (
+    INSERT INTO webhooks.delivery_attempts (id, delivery_id, number, started_at, duration_ms, response_code, error, response_body_start)
+    SELECT gen_random_uuid(), delivery_id, number, started_at, duration_ms, response_code, error, response_body_start FROM outcome
+    ON CONFLICT (delivery_id, number) DO NOTHING
+  )
+  UPDATE webhooks.deliveries d
+  SET status = o.status::webhooks."DeliveryStatus", attempts = o.number, last_response_code = o.response_code, updated_at = now()
+  FROM outcome o
+  WHERE d.id = o.delivery_id AND d.attempts < o.number`;
+
+/**
+ * The delivery hot path's reads and writes, in plain SQL over the worker's pool. Attempts running
+ * at the same moment share statements: the loads of a couple of milliseconds are one SELECT, and
+ * their outcomes one INSERT-and-UPDATE, so the database sees a few statements per batch instead
+ * of several round trips per attempt.
+ */
+export class AttemptStore {
+  private readonly loader: DataLoader<string, AttemptTarget | undefined>;
+  private readonly recorder: DataLoader<AttemptOutcome, void>;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    options: AttemptStoreOptions = {},
+  ) {
+    const windowMs = options.batchWindowMs ?? 2;
+    const common = {
+      cache: false,
+      maxBatchSize: options.maxBatchSize ?? 500,
+      batchScheduleFn: (callback: () => void) => setTimeout(callback, windowMs),
+    };
+    this.loader = new DataLoader((ids) => this.loadMany(ids), common);
+    this.recorder = new DataLoader((outcomes) => this.recordMany(outcomes), common);
+  }
+
+  /** The delivery and its endpoint; undefined when gone (its endpoint was deleted). */
+  load(deliveryId: string): Promise<AttemptTarget | undefined> {
+    return this.loader.load(deliveryId);
+  }
+
+  /** Resolves once the attempt and the delivery's new state are committed. */
+  record(outcome: AttemptOutcome): Promise<void> {
+    return this.recorder.load(outcome);
+  }
+
+  /** Stops a delivery that names an erased user, and drops its stored payload. */
+  async withhold(deliveryId: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE webhooks.deliveries SET status = 'withheld', payload = '{"erased":true}', updated_at = now()
+       WHERE id = $1 AND status IN ('pending', 'retrying')`,
+      [deliveryId],
+    );
+  }
+
+  private async loadMany(ids: readonly string[]): Promise<Array<AttemptTarget | undefined>> {
+    const { rows } = await this.pool.query(LOAD_SQL, [ids]);
+    const byId = new Map<string, AttemptTarget>();
+    for (const row of rows) {
+      byId.set(row.id, {
+        id: row.id,
+        endpointId: row.endpoint_id,
+        eventType: row.event_type,
+        status: row.status,
+        attempts: row.attempts,
+        payload: row.payload,
+        url: row.url,
+        secretEncrypted: row.secret_encrypted,
+        namesErasedUser: row.names_erased_user,
+      });
+    }
+    return ids.map((id) => byId.get(id));
+  }
+
+  private async recordMany(outcomes: readonly AttemptOutcome[]): Promise<void[]> {
+    const column = <K extends keyof AttemptOutcome>(key: K) => outcomes.map((outcome) => outcome[key]);
+    await this.pool.query(RECORD_SQL, [
+      column('deliveryId'),
+      column('number'),
+      column('startedAt'),
+      column('durationMs'),
+      column('responseCode'),
+      column('error'),
+      column('responseBodyStart'),
+      column('status'),
+    ]);
+    return outcomes.map(() => undefined);
+  }
+}
