@@ -9,6 +9,7 @@ import { once } from 'node:events';
  */
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
+  private readonly clients = new Set<Socket>();
   private accepting = true;
 
   private constructor(
@@ -27,9 +28,11 @@ export class TcpProxy {
       }
       const upstream = connect(target);
       proxy.sockets.add(client).add(upstream);
+      proxy.clients.add(client);
       const cleanup = () => {
         client.destroy();
         upstream.destroy();
+        proxy?.clients.delete(client);
         proxy?.sockets.delete(client);
         proxy?.sockets.delete(upstream);
       };
@@ -53,10 +56,23 @@ export class TcpProxy {
     return parsed.toString();
   }
 
+  /**
+   * Stops passing on what clients send while their connections stay open, as a server that has
+   * stopped reading would: a client's publish is written but never arrives. `interrupt()` then
+   * cuts the connections.
+   */
+  stallClients(): void {
+    for (const client of this.clients) {
+      client.unpipe();
+      client.pause();
+    }
+  }
+
   interrupt(): void {
     this.accepting = false;
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
+    this.clients.clear();
   }
 
   restore(): void {

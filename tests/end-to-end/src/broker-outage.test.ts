@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import amqplib from 'amqplib';
 import type { ChannelModel } from 'amqplib';
-import { eventually } from '@feedback/test-support';
+import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import { AMQP_URL, healthUrl, startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
@@ -9,6 +9,7 @@ import type { RunningSystem } from './system.js';
 let system: RunningSystem;
 let secretKey: string;
 let probe: ChannelModel;
+let target: HttpsReceiver;
 /** Event ids in the order the broker delivered them to a queue of the test's own. */
 const delivered: string[] = [];
 
@@ -18,6 +19,7 @@ beforeAll(async () => {
   const created = await createApp(system.api.url, owner.token, 'Outage app');
   await call(system.api.url, 'PATCH', `/dashboard/v1/apps/${created.appId}/api-key`, { token: owner.token, body: { full_access: true } });
   secretKey = created.secretKey;
+  target = await HttpsReceiver.start(testCertificates().trusted);
   // Directly on the broker, not through the proxy the services use: it sees what they publish.
   probe = await amqplib.connect(AMQP_URL);
   const channel = await probe.createChannel();
@@ -29,6 +31,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await target?.close();
   await probe?.close();
   await system?.stop();
 });
@@ -73,4 +76,39 @@ describe('a broker outage', () => {
       what: 'the worker to receive each event once',
     });
   }, 90_000);
+
+  it('loses no retry when the connection drops between recording a failed attempt and queuing its retry', async () => {
+    const owner = await signUpTeam(system.api.url, 'pro');
+    const app = await createApp(system.api.url, owner.token, 'Retry app');
+    await call(system.api.url, 'POST', `/dashboard/v1/apps/${app.appId}/webhooks`, {
+      token: owner.token,
+      body: { name: 'Receiver', url: target.url(), events: ['suggestion.created'] },
+    });
+    // The broker stops listening while the first attempt is in flight: the worker records the
+    // failure, then the retry it queues never reaches the broker, and the connection drops.
+    target.answer = (_request, index) => {
+      if (index === 0) system.brokerProxy.stallClients();
+      return { status: index === 0 ? 503 : 200 };
+    };
+    await call(system.api.url, 'POST', '/widget/v1/suggestions', { key: app.publicKey, body: { title: 'Retried', user: { external_id: 'u-2' } } });
+    const retrying = await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { appId: app.appId, status: 'retrying' } }).then((row) => row ?? undefined),
+      { what: 'the failed first attempt to be recorded' },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    system.brokerProxy.interrupt();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    system.brokerProxy.restore();
+
+    await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { id: retrying.id, status: 'delivered' } }).then((row) => row ?? undefined),
+      { what: 'the retry after the connection returned', timeoutMs: 20_000 },
+    );
+    expect(target.received.map((request) => request.headers['x-service-delivery'])).toEqual([retrying.id, retrying.id]);
+    const attempts = await system.worker.prisma.deliveryAttempt.findMany({ where: { deliveryId: retrying.id }, orderBy: { number: 'asc' } });
+    expect(attempts.map((attempt) => [attempt.number, attempt.responseCode])).toEqual([
+      [1, 503],
+      [2, 200],
+    ]);
+  }, 60_000);
 });

@@ -52,8 +52,17 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     const number = Number(raw.properties.headers?.[ATTEMPT_HEADER] ?? 1);
     const manual = raw.properties.headers?.[MANUAL_HEADER] === true;
     const delivery = await store.load(message.delivery_id);
-    // Gone (endpoint deleted), settled, or this attempt already made (a duplicate message): nothing to do.
-    if (!delivery || ['delivered', 'abandoned', 'withheld'].includes(delivery.status) || delivery.attempts >= number) return;
+    // Gone: its endpoint was deleted.
+    if (!delivery) return;
+    if (delivery.attempts >= number) {
+      // This attempt is already recorded. Redelivered by the broker, the message was left by a
+      // worker that lost its broker connection (or died) between recording the attempt and the
+      // confirm of what follows it, so that follow-up is published again: a retry is never lost,
+      // at worst queued twice (delivery is at least once). Otherwise it is a duplicate: nothing to do.
+      if (raw.fields.redelivered && delivery.attempts === number) await followUp(delivery.status, message, delivery.id, number);
+      return;
+    }
+    if (['delivered', 'abandoned', 'withheld'].includes(delivery.status)) return;
     // Fields every line of this attempt carries; a plain object, not a child logger, which would
     // cost more than the attempt's own bookkeeping when the level drops the line anyway.
     const about = { deliveryId: delivery.id, endpointId: delivery.endpointId, attempt: number };
