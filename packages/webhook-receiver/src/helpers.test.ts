@@ -1,0 +1,71 @@
+import { describe, expect, it } from '@jest/globals';
+import { recoverMissedWebhooks } from './recover-missed-webhooks.js';
+import { shouldNotifyAuthor } from './should-notify-author.js';
+
+const ada = { external_id: 'user-ada', name: 'Ada' };
+
+describe('shouldNotifyAuthor', () => {
+  it('is true when a member acted on the author’s record', () => {
+    expect(shouldNotifyAuthor({ data: { author: ada, sender: { type: 'member', external_id: null } } })).toBe(true);
+  });
+
+  it('is true when another end user acted', () => {
+    expect(shouldNotifyAuthor({ data: { author: ada, sender: { type: 'app_user', external_id: 'user-bob' } } })).toBe(true);
+  });
+
+  it('is false when the author acted themself', () => {
+    expect(shouldNotifyAuthor({ data: { author: ada, sender: { type: 'app_user', external_id: 'user-ada' } } })).toBe(false);
+  });
+
+  it('is false when the record has no known author', () => {
+    expect(shouldNotifyAuthor({ data: { author: { external_id: null }, sender: { type: 'member', external_id: null } } })).toBe(false);
+  });
+});
+
+describe('recoverMissedWebhooks', () => {
+  // A source that serves pages of two, as the API's lists do, and notes where each sweep began.
+  function pagedSource<T extends { updated_at: string }>(items: T[], starts: Date[]) {
+    return {
+      async *listUpdatedSince(since: Date) {
+        starts.push(since);
+        const wanted = items.filter((item) => Date.parse(item.updated_at) >= since.getTime());
+        for (let page = 0; page < wanted.length; page += 2) {
+          await new Promise((resolve) => setImmediate(resolve));
+          yield* wanted.slice(page, page + 2);
+        }
+      },
+    };
+  }
+
+  it('sweeps both lists through every page from a minute before the last webhook, and answers a checkpoint', async () => {
+    const starts: Date[] = [];
+    const suggestions = ['10:00:30', '10:01:00', '10:02:00', '10:03:00', '10:04:00'].map((time, id) => ({ id, updated_at: `2026-11-22T${time}.000Z` }));
+    const tickets = ['09:00:00', '10:05:00'].map((time, id) => ({ id, updated_at: `2026-11-22T${time}.000Z` }));
+    const seen: string[] = [];
+    const result = await recoverMissedWebhooks({
+      since: new Date('2026-11-22T10:01:00.000Z'),
+      source: { suggestions: pagedSource(suggestions, starts), tickets: pagedSource(tickets, starts) },
+      onSuggestion: (suggestion) => void seen.push(`s${suggestion.id}`),
+      onTicket: (ticket) => void seen.push(`t${ticket.id}`),
+    });
+    expect(starts.map((start) => start.toISOString())).toEqual(['2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z']);
+    expect(seen).toEqual(['s0', 's1', 's2', 's3', 's4', 't1']);
+    expect(result).toEqual({ suggestions: 5, tickets: 1, latestUpdatedAt: '2026-11-22T10:05:00.000Z' });
+  });
+
+  it('stops at the first handler failure, so the sweep can be run again from the same point', async () => {
+    const starts: Date[] = [];
+    const items = [{ updated_at: '2026-11-22T10:00:00.000Z' }];
+    await expect(
+      recoverMissedWebhooks({
+        since: new Date('2026-11-22T10:00:00.000Z'),
+        source: { suggestions: pagedSource(items, starts), tickets: pagedSource(items, starts) },
+        onSuggestion: () => {
+          throw new Error('down');
+        },
+        onTicket: () => undefined,
+        overlapMs: 0,
+      }),
+    ).rejects.toThrow('down');
+  });
+});

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { createTestDatabase } from '@feedback/test-support';
+import type { TestDatabase } from '@feedback/test-support';
+import { MemoryIdempotencyStore } from './memory-idempotency-store.js';
+import { PostgresIdempotencyStore } from './postgres-idempotency-store.js';
+
+const POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+describe('MemoryIdempotencyStore', () => {
+  it('claims a new id, answers in_progress while it is handled, and done after', async () => {
+    const store = new MemoryIdempotencyStore();
+    expect(await store.claim('d-1')).toBe('claimed');
+    expect(await store.claim('d-1')).toBe('in_progress');
+    await store.complete('d-1');
+    expect(await store.claim('d-1')).toBe('done');
+  });
+
+  it('lets a released id be claimed again, for the retry after a failed handler', async () => {
+    const store = new MemoryIdempotencyStore();
+    await store.claim('d-1');
+    await store.release('d-1');
+    expect(await store.claim('d-1')).toBe('claimed');
+  });
+
+  it('lets a claim older than the lease be taken over, as after a crashed handler', async () => {
+    let now = 0;
+    const store = new MemoryIdempotencyStore({ leaseMs: 1000, now: () => now });
+    await store.claim('d-1');
+    now = 999;
+    expect(await store.claim('d-1')).toBe('in_progress');
+    now = 1000;
+    expect(await store.claim('d-1')).toBe('claimed');
+  });
+
+  it('forgets the oldest ids beyond its size and retention', async () => {
+    let now = 0;
+    const store = new MemoryIdempotencyStore({ maxEntries: 2, retentionMs: 10_000, now: () => now });
+    for (const id of ['a', 'b', 'c']) {
+      await store.claim(id);
+      await store.complete(id);
+    }
+    now = 1;
+    expect(await store.claim('b')).toBe('done');
+    expect(await store.claim('a')).toBe('claimed');
+    now = 20_000;
+    expect(await store.claim('c')).toBe('claimed');
+  });
+});
+
+describe('PostgresIdempotencyStore', () => {
+  let database: TestDatabase;
+  let pool: pg.Pool;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(POSTGRES_URL);
+    pool = new pg.Pool({ connectionString: database.url, max: 10 });
+    // An idle connection ended by the server (the database is dropped at the end) is not a failure.
+    pool.on('error', () => undefined);
+    await new PostgresIdempotencyStore({ pool }).createTable();
+  });
+
+  afterAll(async () => {
+    await pool?.end();
+    await database?.drop();
+  });
+
+  it('claims a new id, answers in_progress while it is handled, and done after', async () => {
+    const store = new PostgresIdempotencyStore({ pool });
+    expect(await store.claim('p-1')).toBe('claimed');
+    expect(await store.claim('p-1')).toBe('in_progress');
+    await store.complete('p-1');
+    expect(await store.claim('p-1')).toBe('done');
+  });
+
+  it('lets a released id be claimed again', async () => {
+    const store = new PostgresIdempotencyStore({ pool });
+    await store.claim('p-2');
+    await store.release('p-2');
+    expect(await store.claim('p-2')).toBe('claimed');
+  });
+
+  it('lets a claim older than the lease be taken over', async () => {
+    const store = new PostgresIdempotencyStore({ pool, leaseMs: 50 });
+    await store.claim('p-3');
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(await store.claim('p-3')).toBe('claimed');
+  });
+
+  it('gives one of ten racing claims of the same id the delivery, and in_progress to the rest', async () => {
+    const store = new PostgresIdempotencyStore({ pool });
+    const answers = await Promise.all(Array.from({ length: 10 }, () => store.claim('p-race')));
+    expect(answers.filter((answer) => answer === 'claimed')).toHaveLength(1);
+    expect(answers.filter((answer) => answer === 'in_progress')).toHaveLength(9);
+  });
+
+  it('is shared between processes: a second store on the same table sees what the first handled', async () => {
+    await new PostgresIdempotencyStore({ pool }).claim('p-4').then(() => new PostgresIdempotencyStore({ pool }).complete('p-4'));
+    const elsewhere = new pg.Pool({ connectionString: database.url, max: 1 });
+    elsewhere.on('error', () => undefined);
+    try {
+      expect(await new PostgresIdempotencyStore({ pool: elsewhere }).claim('p-4')).toBe('done');
+    } finally {
+      await elsewhere.end();
+    }
+  });
+
+  it('deletes handled ids older than a date', async () => {
+    const store = new PostgresIdempotencyStore({ pool });
+    await store.claim('p-old');
+    await store.complete('p-old');
+    expect(await store.deleteOlderThan(new Date(Date.now() + 1000))).toBeGreaterThanOrEqual(1);
+    expect(await store.claim('p-old')).toBe('claimed');
+  });
+
+  it('refuses a table name that is not a plain identifier', () => {
+    expect(() => new PostgresIdempotencyStore({ pool, tableName: 'handled; DROP TABLE users' })).toThrow(/identifier/);
+  });
+});

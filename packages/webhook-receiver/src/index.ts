@@ -1,0 +1,14 @@
+export { parseEvent, constructEvent, asKnownEvent, WebhookPayloadError } from './parse-event.js';
+export type { EventOf, WebhookEvent, UnknownWebhookEvent, EventName } from './events.js';
+export { createWebhookHandler } from './webhook-handler.js';
+export type { WebhookHandler, WebhookHandlerOptions, IncomingWebhook, WebhookAnswer } from './webhook-handler.js';
+export { webhookMiddleware } from './express-middleware.js';
+export { DEFAULT_LEASE_MS } from './idempotency-store.js';
+export type { IdempotencyStore, ClaimResult } from './idempotency-store.js';
+export { MemoryIdempotencyStore } from './memory-idempotency-store.js';
+export type { MemoryIdempotencyStoreOptions } from './memory-idempotency-store.js';
+export { PostgresIdempotencyStore } from './postgres-idempotency-store.js';
+export type { PostgresIdempotencyStoreOptions, Queryable } from './postgres-idempotency-store.js';
+export { shouldNotifyAuthor } from './should-notify-author.js';
+export { recoverMissedWebhooks } from './recover-missed-webhooks.js';
+export type { RecoveryOptions, RecoveryResult, RecoverySource, UpdatedRecord } from './recover-missed-webhooks.js';

@@ -1,0 +1,78 @@
+import { DEFAULT_LEASE_MS } from './idempotency-store.js';
+import type { ClaimResult, IdempotencyStore } from './idempotency-store.js';
+
+/** Anything that runs a parameterised query the way `pg`'s Pool and Client do. */
+export interface Queryable {
+  query<R extends Record<string, unknown> = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+}
+
+export interface PostgresIdempotencyStoreOptions {
+  /** A `pg` Pool (or Client) of your own: the store never opens or closes connections. */
+  pool: Queryable;
+  /** The table, optionally schema-qualified (`receiver.handled_webhooks`). Default: `webhook_deliveries_handled`. */
+  tableName?: string;
+  /** How long a claim stays in progress before another attempt may take it over. Default: 300000 (5 minutes). */
+  leaseMs?: number;
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$/;
+
+/**
+ * Handled ids in a PostgreSQL table, shared by every process of the receiver. A claim is one
+ * INSERT … ON CONFLICT: of two attempts racing with the same id, exactly one claims it.
+ */
+export class PostgresIdempotencyStore implements IdempotencyStore {
+  private readonly pool: Queryable;
+  private readonly table: string;
+  private readonly leaseMs: number;
+
+  constructor(options: PostgresIdempotencyStoreOptions) {
+    const table = options.tableName ?? 'webhook_deliveries_handled';
+    // The name goes into SQL text (it cannot be a parameter), so only plain identifiers pass.
+    if (!IDENTIFIER.test(table)) throw new TypeError(`tableName must be a lowercase SQL identifier, optionally schema-qualified; got "${table}"`);
+    this.pool = options.pool;
+    this.table = table;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  /** Creates the table if it does not exist (or run the same SQL in your own migrations). */
+  async createTable(): Promise<void> {
+    await this.pool.query(`
+      CREATE TABLE IF NOT EXISTS ${this.table} (
+        delivery_id text PRIMARY KEY,
+        state text NOT NULL CHECK (state IN ('in_progress', 'done')),
+        claimed_at timestamptz NOT NULL,
+        completed_at timestamptz
+      )`);
+  }
+
+  async claim(deliveryId: string): Promise<ClaimResult> {
+    // New id: inserted, claimed. Known id in progress past its lease: taken over, claimed.
+    // Otherwise nothing is written and the row says which.
+    const claimed = await this.pool.query(
+      `INSERT INTO ${this.table} AS handled (delivery_id, state, claimed_at) VALUES ($1, 'in_progress', now())
+       ON CONFLICT (delivery_id) DO UPDATE SET claimed_at = now()
+       WHERE handled.state = 'in_progress' AND handled.claimed_at < now() - make_interval(secs => $2::double precision / 1000)
+       RETURNING delivery_id`,
+      [deliveryId, this.leaseMs],
+    );
+    if (claimed.rowCount === 1) return 'claimed';
+    const { rows } = await this.pool.query<{ state: 'in_progress' | 'done' }>(`SELECT state FROM ${this.table} WHERE delivery_id = $1`, [deliveryId]);
+    // Released between the two statements: try again.
+    return rows[0]?.state ?? this.claim(deliveryId);
+  }
+
+  async complete(deliveryId: string): Promise<void> {
+    await this.pool.query(`UPDATE ${this.table} SET state = 'done', completed_at = now() WHERE delivery_id = $1`, [deliveryId]);
+  }
+
+  async release(deliveryId: string): Promise<void> {
+    await this.pool.query(`DELETE FROM ${this.table} WHERE delivery_id = $1 AND state = 'in_progress'`, [deliveryId]);
+  }
+
+  /** Forgets ids handled before `date`: run it now and then (a week is longer than any retry). Answers how many went. */
+  async deleteOlderThan(date: Date): Promise<number> {
+    const { rowCount } = await this.pool.query(`DELETE FROM ${this.table} WHERE state = 'done' AND completed_at < $1`, [date]);
+    return rowCount ?? 0;
+  }
+}

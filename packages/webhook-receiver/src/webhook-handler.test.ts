@@ -1,0 +1,136 @@
+import { describe, expect, it } from '@jest/globals';
+import express from 'express';
+import request from 'supertest';
+import { generateTestHeader } from '@feedback/webhook-signature';
+import { webhookMiddleware } from './express-middleware.js';
+import { MemoryIdempotencyStore } from './memory-idempotency-store.js';
+import { asKnownEvent, constructEvent, parseEvent } from './parse-event.js';
+import type { UnknownWebhookEvent, WebhookEvent } from './events.js';
+import { createWebhookHandler } from './webhook-handler.js';
+
+const secret = 'whsec_receiver_test_secret_0123456789abcdefghij';
+const ada = { external_id: 'user-ada', name: 'Ada' };
+const envelope = (id = 'b6c1e3c4-9d1e-4c55-8a7e-1f1d7a0e5c11', event = 'ticket.replied') =>
+  JSON.stringify({
+    id,
+    event,
+    created_at: '2026-11-22T10:00:00.000Z',
+    app: { id: 7, public_key: 'pk_live_abc' },
+    data: { ticket_id: 1, ticket_number: 'T-1', message_id: 2, sender_type: 'agent', body: 'Fixed', author: ada, sender: { type: 'member', external_id: null, name: 'Sam' } },
+  });
+const signed = (body: string) => ({ 'x-service-signature': generateTestHeader({ payload: body, secret }), 'x-service-delivery': JSON.parse(body).id as string });
+
+describe('parseEvent and constructEvent', () => {
+  it('give a typed event whose data matches its name', () => {
+    const body = envelope();
+    const event = constructEvent(body, signed(body)['x-service-signature'], secret);
+    const known = asKnownEvent(event);
+    expect(known?.event).toBe('ticket.replied');
+    if (known?.event === 'ticket.replied') {
+      // Type-checked: ticket_number exists on ticket.replied's data.
+      const number: string = known.data.ticket_number;
+      expect(number).toBe('T-1');
+    }
+  });
+
+  it('pass an event newer than the library through as an unknown event', () => {
+    const event = parseEvent(envelope(undefined, 'ticket.merged'));
+    expect(asKnownEvent(event)).toBeUndefined();
+    expect(event.event).toBe('ticket.merged');
+  });
+
+  it('refuse a body that is not an envelope with malformed_payload', () => {
+    expect(() => parseEvent('{"hello":1}')).toThrow(expect.objectContaining({ code: 'malformed_payload' }));
+    expect(() => parseEvent('not json')).toThrow(expect.objectContaining({ code: 'malformed_payload' }));
+  });
+});
+
+describe('createWebhookHandler', () => {
+  const handled: Array<WebhookEvent | UnknownWebhookEvent> = [];
+  const make = (onEvent: (event: WebhookEvent | UnknownWebhookEvent) => Promise<void> = async (event) => void handled.push(event)) =>
+    createWebhookHandler({ secret, onEvent, idempotencyStore: new MemoryIdempotencyStore() });
+
+  it('answers 200 and calls the handler for a verified delivery', async () => {
+    const body = envelope();
+    expect(await make().handle({ rawBody: body, headers: signed(body) })).toEqual({ status: 200, body: { received: true } });
+  });
+
+  it('answers 400 with the verification reason for a bad signature', async () => {
+    const body = envelope();
+    const answer = await make().handle({ rawBody: body.replace('Fixed', 'Broken'), headers: signed(body) });
+    expect(answer).toMatchObject({ status: 400, body: { error: 'signature_mismatch' } });
+  });
+
+  it('answers 400 delivery_id_mismatch when the delivery header and the body disagree', async () => {
+    const body = envelope();
+    const answer = await make().handle({ rawBody: body, headers: { ...signed(body), 'x-service-delivery': 'another' } });
+    expect(answer).toMatchObject({ status: 400, body: { error: 'delivery_id_mismatch' } });
+  });
+
+  it('skips a duplicate without calling the handler again', async () => {
+    let calls = 0;
+    const handler = make(async () => void (calls += 1));
+    const body = envelope();
+    await handler.handle({ rawBody: body, headers: signed(body) });
+    expect(await handler.handle({ rawBody: body, headers: signed(body) })).toEqual({ status: 200, body: { received: true, duplicate: true } });
+    expect(calls).toBe(1);
+  });
+
+  it('answers 409, not 200, while the same delivery is being handled by another attempt', async () => {
+    let finish: () => void = () => undefined;
+    const handler = make(() => new Promise<void>((resolve) => (finish = resolve)));
+    const body = envelope();
+    const first = handler.handle({ rawBody: body, headers: signed(body) });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await handler.handle({ rawBody: body, headers: signed(body) })).toMatchObject({ status: 409, body: { error: 'delivery_in_progress' } });
+    finish();
+    expect((await first).status).toBe(200);
+  });
+
+  it('answers 500 when the handler throws, and handles the retry', async () => {
+    let fail = true;
+    const handler = make(async () => {
+      if (fail) throw new Error('database down');
+    });
+    const body = envelope();
+    expect(await handler.handle({ rawBody: body, headers: signed(body) })).toMatchObject({ status: 500, body: { error: 'handler_failed' } });
+    fail = false;
+    expect(await handler.handle({ rawBody: body, headers: signed(body) })).toEqual({ status: 200, body: { received: true } });
+  });
+});
+
+describe('webhookMiddleware', () => {
+  function app(parseJsonFirst = false) {
+    const events: string[] = [];
+    const server = express();
+    if (parseJsonFirst) server.use(express.json());
+    server.post('/hooks', webhookMiddleware({ secret, idempotencyStore: new MemoryIdempotencyStore(), onEvent: (event) => void events.push(event.id) }));
+    return { server, events };
+  }
+
+  it('verifies the raw body it reads itself and calls the handler', async () => {
+    const { server, events } = app();
+    const body = envelope();
+    const answer = await request(server).post('/hooks').set('content-type', 'application/json').set(signed(body)).send(body);
+    expect(answer.status).toBe(200);
+    expect(events).toEqual([JSON.parse(body).id]);
+  });
+
+  it('answers 400 body_not_raw when express.json parsed the body first, saying where to mount it', async () => {
+    const { server, events } = app(true);
+    const body = envelope();
+    const answer = await request(server).post('/hooks').set('content-type', 'application/json').set(signed(body)).send(body);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: 'body_not_raw', message: expect.stringMatching(/before express\.json/) });
+    expect(events).toEqual([]);
+  });
+
+  it('answers a duplicate 200 without calling the handler twice', async () => {
+    const { server, events } = app();
+    const body = envelope('5f0e3a1c-0a6b-4d5e-9a8b-7c6d5e4f3a2b');
+    await request(server).post('/hooks').set('content-type', 'application/json').set(signed(body)).send(body);
+    const again = await request(server).post('/hooks').set('content-type', 'application/json').set(signed(body)).send(body);
+    expect(again.body).toEqual({ received: true, duplicate: true });
+    expect(events).toHaveLength(1);
+  });
+});

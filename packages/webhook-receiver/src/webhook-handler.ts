@@ -1,0 +1,83 @@
+import { DELIVERY_HEADER, SIGNATURE_HEADER, WebhookVerificationError, verify } from '@feedback/webhook-signature';
+import type { UnknownWebhookEvent, WebhookEvent } from './events.js';
+import type { IdempotencyStore } from './idempotency-store.js';
+import { WebhookPayloadError, parseEvent } from './parse-event.js';
+
+export interface WebhookHandlerOptions {
+  /** The endpoint's `whsec_…` signing secret. */
+  secret: string;
+  /** Your handler, called once per delivery id (with a store); throw to have the delivery retried. */
+  onEvent(event: WebhookEvent | UnknownWebhookEvent): Promise<void> | void;
+  /** Where handled delivery ids are kept, so duplicates are skipped. Default: none (every arrival is handled). */
+  idempotencyStore?: IdempotencyStore;
+  /** Largest accepted signature age, in seconds, either way. Default: 300. */
+  toleranceSeconds?: number;
+  /** The clock, in milliseconds since the epoch. Default: `Date.now`. */
+  now?: () => number;
+}
+
+/** What an adapter receives: the raw body and the headers, as the framework gives them. */
+export interface IncomingWebhook {
+  rawBody: unknown;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** What an adapter answers: status and JSON body. */
+export interface WebhookAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export interface WebhookHandler {
+  handle(request: IncomingWebhook): Promise<WebhookAnswer>;
+}
+
+function header(headers: IncomingWebhook['headers'], name: string): string | string[] | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value;
+  return undefined;
+}
+
+/**
+ * The framework-free core: verify, parse, skip duplicates, call your handler, and say what to
+ * answer. 2xx tells the sender the delivery is done; anything else has it retried on its schedule,
+ * which is why a delivery still being handled elsewhere is answered 409, never 200.
+ */
+export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
+  return {
+    async handle(request) {
+      let event: WebhookEvent | UnknownWebhookEvent;
+      try {
+        verify(request.rawBody as string, header(request.headers, SIGNATURE_HEADER), options.secret, {
+          toleranceSeconds: options.toleranceSeconds,
+          now: options.now,
+        });
+        event = parseEvent(request.rawBody as string);
+      } catch (error) {
+        if (error instanceof WebhookVerificationError) return { status: 400, body: { error: error.reason, message: error.message } };
+        if (error instanceof WebhookPayloadError) return { status: 400, body: { error: error.code, message: error.message } };
+        throw error;
+      }
+      const deliveryHeader = header(request.headers, DELIVERY_HEADER);
+      if (deliveryHeader !== undefined && deliveryHeader !== event.id) {
+        return { status: 400, body: { error: 'delivery_id_mismatch', message: `${DELIVERY_HEADER} differs from the body's id.` } };
+      }
+      const store = options.idempotencyStore;
+      if (store) {
+        const claim = await store.claim(event.id);
+        if (claim === 'done') return { status: 200, body: { received: true, duplicate: true } };
+        if (claim === 'in_progress') {
+          return { status: 409, body: { error: 'delivery_in_progress', message: 'This delivery is being handled by another attempt; it will be retried.' } };
+        }
+      }
+      try {
+        await options.onEvent(event);
+      } catch {
+        await store?.release(event.id);
+        return { status: 500, body: { error: 'handler_failed', message: 'The handler failed; the delivery will be retried.' } };
+      }
+      await store?.complete(event.id);
+      return { status: 200, body: { received: true } };
+    },
+  };
+}
