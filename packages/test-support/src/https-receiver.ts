@@ -12,6 +12,8 @@ export interface TestCertificates {
   /** A CA made for this run; its certificate file is what the worker is told to trust. */
   caFile: string;
   trusted: { key: string; cert: string };
+  /** The same key and certificate as files, for a receiver started as its own process. */
+  trustedFiles: { keyFile: string; certFile: string };
   /** Self-signed for localhost: a receiver no one should trust. */
   untrusted: { key: string; cert: string };
 }
@@ -33,6 +35,7 @@ export function testCertificates(): TestCertificates {
   made = {
     caFile: join(dir, 'ca.crt'),
     trusted: { key: read('server.key'), cert: read('server.crt') },
+    trustedFiles: { keyFile: join(dir, 'server.key'), certFile: join(dir, 'server.crt') },
     untrusted: { key: read('untrusted.key'), cert: read('untrusted.crt') },
   };
   return made;

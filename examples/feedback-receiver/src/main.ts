@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { FeedbackClient } from '@feedback/api-client';
+import { MemoryIdempotencyStore, PostgresIdempotencyStore } from '@feedback/webhook-receiver';
+import { MemoryCheckpoint, PostgresCheckpoint } from './checkpoint.js';
+import { readConfig } from './config.js';
+import { MemoryKnownStatuses, PostgresKnownStatuses } from './known-statuses.js';
+import { StdoutNotifier } from './notifier.js';
+import { createReceiver } from './receiver.js';
+
+const log = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
+
+let config;
+try {
+  config = readConfig(process.env);
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(78);
+}
+
+// With DATABASE_URL, handled ids, the checkpoint and known statuses survive restarts and are
+// shared by every process of the receiver; without it they live in memory.
+const pool = config.databaseUrl ? new pg.Pool({ connectionString: config.databaseUrl }) : undefined;
+const idempotencyStore = pool ? new PostgresIdempotencyStore({ pool }) : new MemoryIdempotencyStore();
+const checkpoint = pool ? new PostgresCheckpoint(pool) : new MemoryCheckpoint();
+const statuses = pool ? new PostgresKnownStatuses(pool) : new MemoryKnownStatuses();
+if (pool) {
+  await (idempotencyStore as PostgresIdempotencyStore).createTable();
+  await (checkpoint as PostgresCheckpoint).createTable();
+  await (statuses as PostgresKnownStatuses).createTable();
+}
+
+const receiver = createReceiver({
+  secret: config.webhookSecret,
+  idempotencyStore,
+  checkpoint,
+  statuses,
+  notifier: new StdoutNotifier(),
+  source: new FeedbackClient({ secretKey: config.apiKey, baseUrl: config.apiUrl }),
+  log,
+});
+
+const server = config.tls
+  ? createHttpsServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, receiver.app)
+  : createHttpServer(receiver.app);
+server.listen(config.port, () => {
+  const { port } = server.address() as AddressInfo;
+  log({ listening: `${config.tls ? 'https' : 'http'}://localhost:${port}/webhooks` });
+});
+
+// Listening first, so live deliveries are taken while the sweep runs. An API that cannot be
+// reached is tried again a minute later: webhooks keep flowing meanwhile.
+const firstRunSince = new Date(Date.now() - config.recoverHours * 3_600_000);
+async function catchUp(): Promise<void> {
+  try {
+    await receiver.catchUp({ firstRunSince });
+  } catch (error) {
+    log({ recovery_failed: (error as Error).message, retry_in_seconds: 60 });
+    setTimeout(catchUp, 60_000).unref();
+  }
+}
+void catchUp();
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    server.close(() => void pool?.end());
+  });
+}
