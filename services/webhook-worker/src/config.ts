@@ -23,7 +23,7 @@ export const workerEnvironment = {
     default: ['300000', '900000', '2700000', '8100000', '24300000'],
   }),
   WEBHOOK_TIMEOUT_MS: integer({ description: 'time limit of one delivery attempt', default: 10_000, min: 100, max: 60_000 }),
-  DELIVERY_PREFETCH: integer({ description: 'delivery attempts one worker makes at once', default: 64, min: 1, max: 1000 }),
+  DELIVERY_PREFETCH: integer({ description: 'webhook requests one worker makes at once, from events and the deliver queue', default: 64, min: 1, max: 1000 }),
   PER_ENDPOINT_CONCURRENCY: integer({ description: 'attempts one endpoint may take at once in one worker', default: 8, min: 1, max: 1000 }),
   WEBHOOK_EXTRA_CA_FILE: string({ description: 'an extra CA certificate (PEM file) to trust (local test receivers only)', default: '' }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'], { description: 'minimum log level', default: 'info' }),

@@ -3,6 +3,7 @@ import type { Logger } from '@feedback/logging';
 import { Broker, ConfirmedPublisher, declareWebhookTopology, serveRpc, topologyNames, webhookQueueNames } from '@feedback/messaging';
 import { consumeDeliveries } from './deliveries/deliver.js';
 import { deliveryCommands } from './deliveries/delivery-commands.js';
+import { AttemptMaker } from './deliveries/attempt-maker.js';
 import { AttemptStore } from './deliveries/attempt-store.js';
 import { FanOut } from './deliveries/fan-out.js';
 import { WebhookSender } from './outbound/webhook-sender.js';
@@ -62,25 +63,26 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     allowedPrivateHosts: config.allowedPrivateHosts,
     extraCaFile: config.extraCaFile || undefined,
   });
-  const deliveries = consumeDeliveries({
-    broker,
-    store: new AttemptStore(pool),
+  const store = new AttemptStore(pool);
+  const attempts = new AttemptMaker({
+    store,
     publisher,
     sender,
     secrets,
     queues,
     logger,
-    prefetch: config.deliveryPrefetch,
+    concurrency: config.deliveryPrefetch,
     perEndpointConcurrency: config.perEndpointConcurrency,
   });
-  const fanOut = new FanOut({ pool, publisher, queues });
+  const deliveries = consumeDeliveries({ broker, store, attempts, publisher, queues, logger, prefetch: config.deliveryPrefetch });
+  const fanOut = new FanOut({ pool, publisher, queues, attempts });
   const events = consumeDomainEvents({
     broker,
     names,
     prisma,
     logger,
     prefetch: config.eventPrefetch,
-    fanOut: (event) => fanOut.take(event),
+    fanOut: (event, redelivered) => fanOut.take(event, redelivered),
   });
   const lifecycle = new Lifecycle(logger);
   const healthServer = await startHealthServer({

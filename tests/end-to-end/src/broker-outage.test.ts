@@ -77,23 +77,29 @@ describe('a broker outage', () => {
     });
   }, 90_000);
 
-  it('loses no retry when the connection drops between recording a failed attempt and queuing its retry', async () => {
+  it.each([
+    [1, "the event's own handler"],
+    [2, 'the deliver queue'],
+  ])('loses no retry when the connection drops between recording failed attempt %i (made by %s) and queuing its retry', async (stalled) => {
     const owner = await signUpTeam(system.api.url, 'pro');
-    const app = await createApp(system.api.url, owner.token, 'Retry app');
+    const app = await createApp(system.api.url, owner.token, `Retry app ${stalled}`);
     await call(system.api.url, 'POST', `/dashboard/v1/apps/${app.appId}/webhooks`, {
       token: owner.token,
       body: { name: 'Receiver', url: target.url(), events: ['suggestion.created'] },
     });
-    // The broker stops listening while the first attempt is in flight: the worker records the
-    // failure, then the retry it queues never reaches the broker, and the connection drops.
+    // Attempts up to `stalled` fail; while attempt `stalled` is in flight the broker stops
+    // listening, so the worker records the failure but the retry it queues never reaches the
+    // broker, and then the connection drops.
+    const before = target.received.length;
     target.answer = (_request, index) => {
-      if (index === 0) system.brokerProxy.stallClients();
-      return { status: index === 0 ? 503 : 200 };
+      const number = index - before + 1;
+      if (number === stalled) system.brokerProxy.stallClients();
+      return { status: number <= stalled ? 503 : 200 };
     };
     await call(system.api.url, 'POST', '/widget/v1/suggestions', { key: app.publicKey, body: { title: 'Retried', user: { external_id: 'u-2' } } });
     const retrying = await eventually(
-      () => system.worker.prisma.delivery.findFirst({ where: { appId: app.appId, status: 'retrying' } }).then((row) => row ?? undefined),
-      { what: 'the failed first attempt to be recorded' },
+      () => system.worker.prisma.delivery.findFirst({ where: { appId: app.appId, status: 'retrying', attempts: stalled } }).then((row) => row ?? undefined),
+      { what: `failed attempt ${stalled} to be recorded` },
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
     system.brokerProxy.interrupt();
@@ -104,11 +110,12 @@ describe('a broker outage', () => {
       () => system.worker.prisma.delivery.findFirst({ where: { id: retrying.id, status: 'delivered' } }).then((row) => row ?? undefined),
       { what: 'the retry after the connection returned', timeoutMs: 20_000 },
     );
-    expect(target.received.map((request) => request.headers['x-service-delivery'])).toEqual([retrying.id, retrying.id]);
+    const ids = target.received.slice(before).map((request) => request.headers['x-service-delivery']);
+    expect(ids).toEqual(Array.from({ length: stalled + 1 }, () => retrying.id));
     const attempts = await system.worker.prisma.deliveryAttempt.findMany({ where: { deliveryId: retrying.id }, orderBy: { number: 'asc' } });
     expect(attempts.map((attempt) => [attempt.number, attempt.responseCode])).toEqual([
-      [1, 503],
-      [2, 200],
+      ...Array.from({ length: stalled }, (_, n) => [n + 1, 503]),
+      [stalled + 1, 200],
     ]);
   }, 60_000);
 });

@@ -50,28 +50,28 @@ export function consumeDomainEvents(options: {
   prisma: PrismaClient;
   logger: Logger;
   prefetch: number;
-  /** Called with each event, also a redelivered one: fan-out to endpoints, once per event (see FanOut). */
-  fanOut: (event: DomainEvent) => Promise<FanOutResult>;
+  /** Called with each event, also a redelivered one (then `redelivered`): fan-out and first attempts (see FanOut). */
+  fanOut: (event: DomainEvent, redelivered: boolean) => Promise<FanOutResult>;
 }): Consumer {
   return startConsumer(options.broker, options.logger, {
     queue: options.names.workerDomainEventsQueue,
     setup: (channel) => declareDomainEventsQueue(channel, options.names),
     prefetch: options.prefetch,
     contract: inboundContract,
-    handle: async (message) => {
+    handle: async (message, raw) => {
       if ((message as { event: string }).event === 'privacy.user_erased') {
         await recordErasure(options.prisma, message as UserErased);
         options.logger.info('user erasure recorded', { appId: (message as UserErased).app_id });
         return;
       }
       const event = message as DomainEvent;
-      // Also on a redelivery: deliveries not yet queued are queued.
-      const { first, queued } = await options.fanOut(event);
+      // Also on a redelivery: deliveries not yet attempted are attempted.
+      const { first, attempted } = await options.fanOut(event, raw.fields.redelivered);
       options.logger.info(first ? 'event received' : 'duplicate event ignored', {
         eventId: event.id,
         event: event.event,
         appId: event.app.id,
-        deliveriesQueued: queued,
+        firstAttempts: attempted,
       });
     },
   });

@@ -34,17 +34,37 @@ export interface AttemptStoreOptions {
   maxBatchSize?: number;
 }
 
-// The user hash of an identity in the envelope, as the erasure event names users (privacy-events).
-const userHash = (identity: string) =>
-  `encode(sha256(convert_to(d.app_id || ':' || (d.payload -> 'data' -> '${identity}' ->> 'external_id'), 'UTF8')), 'hex')`;
+// The user hash of an identity in an envelope, as the erasure event names users (privacy-events).
+const userHash = (delivery: string, identity: string) =>
+  `encode(sha256(convert_to(${delivery}.app_id || ':' || (${delivery}.payload -> 'data' -> '${identity}' ->> 'external_id'), 'UTF8')), 'hex')`;
+
+/** SQL: whether the envelope of delivery row `delivery` names an end user who has since been erased. */
+export const namesErasedUserSql = (delivery: string) => `EXISTS (
+  SELECT 1 FROM webhooks.privacy_erasures p
+  WHERE p.app_id = ${delivery}.app_id AND p.user_hash IN (${userHash(delivery, 'author')}, ${userHash(delivery, 'sender')})
+)`;
+
+/** The columns of an AttemptTarget, from delivery row `d` and endpoint row `e`. */
+export const ATTEMPT_TARGET_COLUMNS = `d.id, d.endpoint_id, d.event_type, d.status::text AS status, d.attempts, d.payload,
+  e.url, e.secret_encrypted, ${namesErasedUserSql('d')} AS names_erased_user`;
+
+/** An AttemptTarget from a row of ATTEMPT_TARGET_COLUMNS. */
+export function attemptTargetOf(row: Record<string, unknown>): AttemptTarget {
+  return {
+    id: row['id'] as string,
+    endpointId: row['endpoint_id'] as string,
+    eventType: row['event_type'] as string,
+    status: row['status'] as string,
+    attempts: row['attempts'] as number,
+    payload: row['payload'],
+    url: row['url'] as string,
+    secretEncrypted: row['secret_encrypted'] as string,
+    namesErasedUser: row['names_erased_user'] as boolean,
+  };
+}
 
 const LOAD_SQL = `
-  SELECT d.id, d.endpoint_id, d.event_type, d.status::text AS status, d.attempts, d.payload,
-         e.url, e.secret_encrypted,
-         EXISTS (
-           SELECT 1 FROM webhooks.privacy_erasures p
-           WHERE p.app_id = d.app_id AND p.user_hash IN (${userHash('author')}, ${userHash('sender')})
-         ) AS names_erased_user
+  SELECT ${ATTEMPT_TARGET_COLUMNS}
   FROM webhooks.deliveries d
   JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
   WHERE d.id = ANY($1::uuid[])`;
@@ -111,20 +131,7 @@ export class AttemptStore {
 
   private async loadMany(ids: readonly string[]): Promise<Array<AttemptTarget | undefined>> {
     const { rows } = await this.pool.query(LOAD_SQL, [ids]);
-    const byId = new Map<string, AttemptTarget>();
-    for (const row of rows) {
-      byId.set(row.id, {
-        id: row.id,
-        endpointId: row.endpoint_id,
-        eventType: row.event_type,
-        status: row.status,
-        attempts: row.attempts,
-        payload: row.payload,
-        url: row.url,
-        secretEncrypted: row.secret_encrypted,
-        namesErasedUser: row.names_erased_user,
-      });
-    }
+    const byId = new Map<string, AttemptTarget>(rows.map((row) => [row.id, attemptTargetOf(row)]));
     return ids.map((id) => byId.get(id));
   }
 

@@ -3,11 +3,15 @@ import type pg from 'pg';
 import type { DomainEvent } from '@feedback/contracts';
 import type { ConfirmedPublisher, WebhookQueueNames } from '@feedback/messaging';
 import { ATTEMPT_HEADER } from '@feedback/messaging';
+import type { AttemptMaker } from './attempt-maker.js';
+import { ATTEMPT_TARGET_COLUMNS, attemptTargetOf } from './attempt-store.js';
+import type { AttemptTarget } from './attempt-store.js';
 
 export interface FanOutOptions {
   pool: pg.Pool;
   publisher: ConfirmedPublisher;
   queues: WebhookQueueNames;
+  attempts: AttemptMaker;
   /** How long events wait to be grouped with others into one statement. Default: 2. */
   batchWindowMs?: number;
   /** Most events one statement carries. Default: 200. */
@@ -17,14 +21,22 @@ export interface FanOutOptions {
 export interface FanOutResult {
   /** False when the broker delivered this event before (its deliveries exist already). */
   first: boolean;
-  /** Deliveries queued for their first attempt. */
-  queued: number;
+  /** First attempts made or queued. */
+  attempted: number;
+}
+
+/** The deliveries of one event that concern this handling of it. */
+interface EventDeliveries {
+  first: boolean;
+  deliveries: AttemptTarget[];
 }
 
 // In one statement, for a batch of events: note each event once; create one delivery per
 // (event, endpoint that selected its name), skipping pairs that exist, with the envelope of
 // specification section 2.5 whose `id` is the delivery's own, made here once; and answer every
-// delivery of these events not yet attempted (the new ones, and any a crash left unqueued).
+// delivery of these events that may still need its first attempt or what follows it, with what an
+// attempt needs (envelope, URL, sealed secret, erasure check). Rows the statement inserts are not
+// visible to its own SELECT, so created rows come from RETURNING, existing ones from the table.
 const FAN_OUT_SQL = `
   WITH event AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, event text, created_at text, app jsonb, data jsonb)
@@ -34,6 +46,8 @@ const FAN_OUT_SQL = `
     ON CONFLICT (event_id) DO NOTHING
     RETURNING event_id
   ), wanted AS (
+    -- A CTE with a volatile function is never inlined: each delivery's id is drawn once, and is
+    -- the same in its row and its envelope.
     SELECT gen_random_uuid() AS delivery_id, e.id AS endpoint_id, v.id AS event_id, v.event, v.created_at, v.app, v.data
     FROM event v
     JOIN webhooks.webhook_endpoints e ON e.app_id = (v.app ->> 'id')::int AND v.event = ANY (e.events)
@@ -43,24 +57,30 @@ const FAN_OUT_SQL = `
            jsonb_build_object('id', delivery_id, 'event', event, 'created_at', created_at, 'app', app, 'data', data)
     FROM wanted
     ON CONFLICT (event_id, endpoint_id) DO NOTHING
-    RETURNING id, event_id
+    RETURNING *
   )
-  SELECT event_id, id, true AS created FROM created
+  SELECT d.event_id, ${ATTEMPT_TARGET_COLUMNS}
+  FROM created d JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
   UNION ALL
-  SELECT d.event_id, d.id, false FROM webhooks.deliveries d
-  WHERE d.event_id IN (SELECT id FROM event) AND d.attempts = 0 AND d.status = 'pending'
+  SELECT d.event_id, ${ATTEMPT_TARGET_COLUMNS}
+  FROM webhooks.deliveries d JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
+  WHERE d.event_id = ANY ($2::uuid[]) AND d.attempts <= 1
   UNION ALL
-  SELECT event_id, NULL, true FROM received`;
+  SELECT event_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM received`;
 
 /**
- * Turns domain events into deliveries, whatever the broker redelivers: the (event, endpoint) pair
- * is unique, and each delivery's id, made once, is the envelope `id` on every attempt. Every
- * delivery of the event not yet attempted is queued, so a crash between the commit and the
- * publish loses nothing (an attempt queued twice is sent once: see deliver.ts). Events arriving
- * together share one statement.
+ * Turns domain events into deliveries and makes their first attempts, whatever the broker
+ * redelivers: the (event, endpoint) pair is unique, and each delivery's id, made once, is the
+ * envelope `id` on every attempt. Events arriving together share one statement.
+ *
+ * A first attempt is made right here, in the event's handler, when its endpoint is healthy and has
+ * room in this process; the event is acknowledged only once those attempts are recorded and their
+ * retries confirmed, so a worker that dies meanwhile leaves the event, and the attempts not yet
+ * recorded, to another. A first attempt for a struggling or busy endpoint goes through the
+ * deliver queue instead, so one slow endpoint does not hold events the others are waiting for.
  */
 export class FanOut {
-  private readonly loader: DataLoader<DomainEvent, { first: boolean; deliveryIds: string[] }>;
+  private readonly loader: DataLoader<DomainEvent, EventDeliveries>;
 
   constructor(private readonly options: FanOutOptions) {
     const windowMs = options.batchWindowMs ?? 2;
@@ -71,34 +91,47 @@ export class FanOut {
     });
   }
 
-  async take(event: DomainEvent): Promise<FanOutResult> {
-    const { first, deliveryIds } = await this.loader.load(event);
-    const { publisher, queues } = this.options;
+  /** Handles one event; `redelivered` says the broker gave it before (a worker lost it midway). */
+  async take(event: DomainEvent, redelivered: boolean): Promise<FanOutResult> {
+    const { first, deliveries } = await this.loader.load(event);
+    const { attempts, publisher, queues } = this.options;
+    let attempted = 0;
     await Promise.all(
-      deliveryIds.map((id) => publisher.sendToQueue(queues.deliver, { delivery_id: id }, { messageId: id, headers: { [ATTEMPT_HEADER]: 1 } })),
+      deliveries.map((delivery) => {
+        if (delivery.attempts === 0 && delivery.status === 'pending') {
+          attempted += 1;
+          if (attempts.isHealthy(delivery.endpointId) && attempts.hasRoom(delivery.endpointId)) return attempts.make(delivery, 1, false);
+          return publisher.sendToQueue(queues.deliver, { delivery_id: delivery.id }, { messageId: delivery.id, headers: { [ATTEMPT_HEADER]: 1 } });
+        }
+        // A first attempt recorded by a worker that lost this event before acknowledging it: what
+        // follows the attempt may not have been confirmed, so it is published again (at least once).
+        if (redelivered && delivery.attempts === 1) return attempts.followUp(delivery.status, delivery.id, 1);
+        return undefined;
+      }),
     );
-    return { first, queued: deliveryIds.length };
+    return { first, attempted };
   }
 
-  private async fanOutMany(events: readonly DomainEvent[]): Promise<Array<{ first: boolean; deliveryIds: string[] }>> {
+  private async fanOutMany(events: readonly DomainEvent[]): Promise<EventDeliveries[]> {
     // The same event twice in one batch (a redelivery racing the first) is one row here.
     const unique = [...new Map(events.map((event) => [event.id, event])).values()];
-    const { rows } = await this.options.pool.query<{ event_id: string; id: string | null; created: boolean }>(FAN_OUT_SQL, [
+    const { rows } = await this.options.pool.query<Record<string, unknown> & { event_id: string; id: string | null }>(FAN_OUT_SQL, [
       JSON.stringify(unique.map((event) => ({ id: event.id, event: event.event, created_at: event.created_at, app: event.app, data: event.data }))),
+      // The ids again as an array, which the planner sizes right: it looks them up in the index.
+      unique.map((event) => event.id),
     ]);
-    const byEvent = new Map<string, { first: boolean; deliveryIds: Set<string> }>(unique.map((event) => [event.id, { first: false, deliveryIds: new Set() }]));
+    const byEvent = new Map<string, EventDeliveries>(unique.map((event) => [event.id, { first: false, deliveries: [] }]));
     for (const row of rows) {
       const entry = byEvent.get(row.event_id)!;
       if (row.id === null) entry.first = true;
-      else entry.deliveryIds.add(row.id);
+      else entry.deliveries.push(attemptTargetOf(row));
     }
     const answered = new Set<string>();
     return events.map((event) => {
-      const entry = byEvent.get(event.id)!;
-      // Only one of two copies in a batch queues the deliveries and counts as first.
-      if (answered.has(event.id)) return { first: false, deliveryIds: [] };
+      // Only one of two copies in a batch attempts the deliveries and counts as first.
+      if (answered.has(event.id)) return { first: false, deliveries: [] };
       answered.add(event.id);
-      return { first: entry.first, deliveryIds: [...entry.deliveryIds] };
+      return byEvent.get(event.id)!;
     });
   }
 }

@@ -50,6 +50,9 @@ export class WebhookSender {
     // be folded into the connection-pool key of every request and parsed again per connection.
     this.agent = new Agent({
       keepAlive: true,
+      // Also the idle limit of a kept-alive socket, which Node lowers to a second under the
+      // server's own Keep-Alive hint: a socket the receiver is about to close is not reused.
+      timeout: this.timeoutMs,
       maxSockets: 256,
       rejectUnauthorized: true,
       ...(extraCa.length > 0 ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...extraCa] }) } : {}),

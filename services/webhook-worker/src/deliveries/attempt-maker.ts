@@ -1,0 +1,139 @@
+import pLimit from 'p-limit';
+import type { LimitFunction } from 'p-limit';
+import type { Logger } from '@feedback/logging';
+import { ATTEMPT_HEADER } from '@feedback/messaging';
+import type { ConfirmedPublisher, WebhookQueueNames } from '@feedback/messaging';
+import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } from '@feedback/webhook-signature';
+import type { SecretBox } from '../endpoints/signing-secrets.js';
+import type { WebhookSender } from '../outbound/webhook-sender.js';
+import type { AttemptStore, AttemptTarget } from './attempt-store.js';
+
+export interface AttemptMakerOptions {
+  store: AttemptStore;
+  publisher: ConfirmedPublisher;
+  sender: WebhookSender;
+  secrets: SecretBox;
+  queues: WebhookQueueNames;
+  logger: Logger;
+  /** Attempts this worker makes at once, from both paths; more wait their turn. Default: 64. */
+  concurrency?: number;
+  /** Attempts one endpoint may take at once in one worker, so a slow endpoint holds back no other. Default: 8. */
+  perEndpointConcurrency?: number;
+  /** An attempt that fails or takes longer than this marks its endpoint as struggling. Default: 1000. */
+  struggleAfterMs?: number;
+}
+
+export type DeliveryStatus = 'delivered' | 'retrying' | 'abandoned';
+
+/**
+ * Makes attempts, from whichever path brings them (a domain event's first attempts, or the
+ * deliver queue): attempt n is signed afresh and sent; 2xx is delivered; anything else (another
+ * status, a redirect, a connection error, a timeout) fails it. The attempt and the delivery's new
+ * state are recorded, then what follows is published and confirmed before the caller acknowledges
+ * its message: the next retry queue after a failure with retries left, the abandoned queue after
+ * the last.
+ *
+ * It also keeps, per endpoint in this process, the attempts in flight and whether the endpoint is
+ * struggling (its latest attempt failed or was slow), so callers can keep a slow endpoint from
+ * taking the slots other endpoints need.
+ */
+export class AttemptMaker {
+  private readonly busy = new Map<string, number>();
+  private readonly struggling = new Set<string>();
+  private readonly perEndpoint: number;
+  private readonly struggleAfterMs: number;
+  private readonly maxAttempts: number;
+  private readonly limit: LimitFunction;
+
+  constructor(private readonly options: AttemptMakerOptions) {
+    this.limit = pLimit(options.concurrency ?? 64);
+    this.perEndpoint = options.perEndpointConcurrency ?? 8;
+    this.struggleAfterMs = options.struggleAfterMs ?? 1000;
+    this.maxAttempts = 1 + options.queues.retries.length;
+  }
+
+  /** Whether this endpoint may take one more attempt in this process now. */
+  hasRoom(endpointId: string): boolean {
+    return (this.busy.get(endpointId) ?? 0) < this.perEndpoint;
+  }
+
+  /** Whether this endpoint's latest attempt here answered 2xx in good time. */
+  isHealthy(endpointId: string): boolean {
+    return !this.struggling.has(endpointId);
+  }
+
+  /**
+   * Makes attempt `number` of a delivery. A redelivery by hand (`manual`) is one attempt; the
+   * automatic schedule allows 1 + retries. Resolves once the attempt is recorded and what follows
+   * it is confirmed by the broker.
+   */
+  async make(delivery: AttemptTarget, number: number, manual: boolean): Promise<void> {
+    const { store, logger } = this.options;
+    // Fields every line of this attempt carries; a plain object, not a child logger, which would
+    // cost more than the attempt's own bookkeeping when the level drops the line anyway.
+    const about = { deliveryId: delivery.id, endpointId: delivery.endpointId, attempt: number };
+    if (delivery.namesErasedUser) {
+      await store.withhold(delivery.id);
+      logger.info('delivery withheld: it names an erased user', about);
+      return;
+    }
+    // Counted before the first await, so a caller's hasRoom check and this count agree.
+    this.busy.set(delivery.endpointId, (this.busy.get(delivery.endpointId) ?? 0) + 1);
+    try {
+      const rawBody = JSON.stringify(delivery.payload);
+      const headers = {
+        // Signed afresh at every attempt (the published library's own signer), so a retry hours
+        // later still passes a receiver's 300-second check.
+        [SIGNATURE_HEADER]: sign(rawBody, this.options.secrets.open(delivery.secretEncrypted)),
+        [EVENT_HEADER]: delivery.eventType,
+        [DELIVERY_HEADER]: delivery.id,
+      };
+      const { startedAt, result } = await this.limit(async () => {
+        const startedAt = new Date();
+        return { startedAt, result: await this.options.sender.send(delivery.url, rawBody, headers) };
+      });
+      const delivered = result.status !== undefined && result.status >= 200 && result.status < 300;
+      const last = manual || number >= this.maxAttempts;
+      const status: DeliveryStatus = delivered ? 'delivered' : last ? 'abandoned' : 'retrying';
+      if (delivered && result.durationMs <= this.struggleAfterMs) this.struggling.delete(delivery.endpointId);
+      else this.struggling.add(delivery.endpointId);
+      await store.record({
+        deliveryId: delivery.id,
+        number,
+        startedAt,
+        durationMs: result.durationMs,
+        responseCode: result.status ?? null,
+        error: result.error ?? null,
+        responseBodyStart: result.bodyStart ?? null,
+        status,
+      });
+      await this.followUp(status, delivery.id, number);
+      if (delivered) {
+        logger.info('delivered', { ...about, status: result.status, durationMs: result.durationMs });
+      } else if (last) {
+        logger.warn(manual ? 'redelivery failed' : 'delivery abandoned after its last retry', { ...about, status: result.status, error: result.error });
+      } else {
+        const retryInMs = this.options.queues.retries[number - 1]!.delay;
+        logger.info('attempt failed; retry scheduled', { ...about, status: result.status, error: result.error, retryInMs });
+      }
+    } finally {
+      this.busy.set(delivery.endpointId, (this.busy.get(delivery.endpointId) ?? 1) - 1);
+    }
+  }
+
+  /**
+   * What follows recorded attempt `number`: a failure with retries left goes to the next retry
+   * queue; an abandoned delivery is parked for operators. Also called again for an attempt whose
+   * follow-up may not have been confirmed (its message came back from the broker).
+   */
+  async followUp(status: string, deliveryId: string, number: number): Promise<void> {
+    const { publisher, queues } = this.options;
+    const message = { delivery_id: deliveryId };
+    if (status === 'retrying') {
+      const retry = queues.retries[number - 1]!;
+      await publisher.sendToQueue(retry.queue, message, { messageId: deliveryId, headers: { [ATTEMPT_HEADER]: number + 1 } });
+    } else if (status === 'abandoned') {
+      await publisher.sendToQueue(queues.abandoned, message, { messageId: deliveryId, headers: { [ATTEMPT_HEADER]: number } });
+    }
+  }
+}
