@@ -30,8 +30,9 @@ export class ConfirmedPublisher {
     this.channel = broker.channel(options.name, options.setup);
   }
 
+  /** `body` is serialised as JSON; a Buffer is taken as JSON already serialised, and sent as it is. */
   async publish(exchange: string, routingKey: string, body: unknown, options: PublishOptions = {}): Promise<void> {
-    await this.channel.publish(exchange, routingKey, Buffer.from(JSON.stringify(body)), {
+    await this.channel.publish(exchange, routingKey, Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body)), {
       persistent: true,
       contentType: 'application/json',
       messageId: options.messageId,

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { createPrismaAdapter, runMigrations } from '@feedback/database';
+import type pg from 'pg';
+import { createPool, createPrismaAdapter, runMigrations } from '@feedback/database';
 import type { Logger } from '@feedback/logging';
 import { PrismaClient } from './generated/prisma/client.js';
 
@@ -10,8 +11,16 @@ export async function migrateApiDatabase(databaseUrl: string, logger: Logger): P
   await runMigrations({ connectionString: databaseUrl, schema: API_SCHEMA, directory: MIGRATIONS, logger });
 }
 
-export function connectApiDatabase(databaseUrl: string): PrismaClient {
-  return new PrismaClient({ adapter: createPrismaAdapter({ connectionString: databaseUrl, schema: API_SCHEMA }) });
+export interface ApiDatabase {
+  /** Product data, requests and commands. */
+  prisma: PrismaClient;
+  /** The same connections, for the outbox relay's plain SQL (outbox/relay.ts), which runs on every write. */
+  pool: pg.Pool;
+}
+
+export function connectApiDatabase(databaseUrl: string): ApiDatabase {
+  const pool = createPool({ connectionString: databaseUrl });
+  return { prisma: new PrismaClient({ adapter: createPrismaAdapter({ connectionString: databaseUrl, schema: API_SCHEMA, pool }) }), pool };
 }
 
 export type { PrismaClient };

@@ -34,12 +34,12 @@ export interface ApiService {
 /** Migrates the api's schema, starts the outbox relay and serves HTTP until stopped. */
 export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiService> {
   await migrateApiDatabase(config.databaseUrl, logger);
-  const prisma = connectApiDatabase(config.databaseUrl);
+  const { prisma, pool } = connectApiDatabase(config.databaseUrl);
   const names = topologyNames(config.brokerNamespace);
   const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'api', logger });
   const rpc = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs });
   const publisher = new ConfirmedPublisher(broker, { name: 'api-publisher', setup: (channel) => declareExchanges(channel, names) });
-  const outboxRelay = new OutboxRelay(prisma, publisher, names, logger, { pollIntervalMs: config.outboxPollMs });
+  const outboxRelay = new OutboxRelay(pool, publisher, names, logger, { pollIntervalMs: config.outboxPollMs });
 
   const presence = new ApiInstancePresence(rpc, logger, config.keyCacheTtlMs);
   const verifier = new SecretKeyVerifier(rpc, () => presence.trustedUntil, { ttlMs: config.keyCacheTtlMs });
@@ -78,6 +78,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     { name: 'close publisher', run: () => publisher.close() },
     { name: 'close broker', run: () => broker.close() },
     { name: 'close database', run: () => prisma.$disconnect() },
+    { name: 'close database pool', run: () => pool.end() },
   ];
   return {
     url: `http://127.0.0.1:${port}`,

@@ -1,7 +1,6 @@
-import type { DomainEvent } from '@feedback/contracts';
+import type pg from 'pg';
 import type { Logger } from '@feedback/logging';
 import type { ConfirmedPublisher, TopologyNames } from '@feedback/messaging';
-import type { PrismaClient } from '../database.js';
 
 export interface OutboxRelayOptions {
   /** Events published per transaction. Default: 200. */
@@ -14,6 +13,15 @@ export interface OutboxRelayOptions {
 
 /** Any number for the advisory lock, the same in every api instance. */
 const RELAY_LOCK = 0x6f7574626f78; // "outbox"
+
+// The lock is taken once for the statement (an InitPlan); without it the batch is empty.
+const CLAIM_SQL = `
+  SELECT position, event_id, event_type, payload::text AS payload
+  FROM api.outbox_events
+  WHERE published_at IS NULL AND (SELECT pg_try_advisory_xact_lock($1::bigint))
+  ORDER BY position
+  LIMIT $2`;
+const MARK_PUBLISHED_SQL = 'UPDATE api.outbox_events SET published_at = now() WHERE position = ANY ($1::bigint[])';
 
 /**
  * Publishes outbox events to `domain.events` in the order they were written, each confirmed by
@@ -29,7 +37,7 @@ export class OutboxRelay {
   private stopped = false;
 
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly pool: pg.Pool,
     private readonly publisher: ConfirmedPublisher,
     private readonly names: TopologyNames,
     private readonly logger: Logger,
@@ -78,33 +86,34 @@ export class OutboxRelay {
     this.schedule(next);
   }
 
-  /** Publishes one batch in one transaction; returns how many events went out. */
+  /**
+   * Publishes one batch in one transaction; returns how many events went out. Plain SQL: the
+   * relay runs after every write, and an ORM transaction cost more than the publishing itself.
+   */
   async publishBatch(): Promise<number> {
-    return this.prisma.$transaction(
-      async (tx) => {
-        const [lock] = await tx.$queryRaw<Array<{ locked: boolean }>>`SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}) AS locked`;
-        if (!lock?.locked) return 0; // another instance is relaying
-        const events = await tx.outboxEvent.findMany({
-          where: { publishedAt: null },
-          orderBy: { position: 'asc' },
-          take: this.options.batchSize ?? 200,
-        });
-        if (events.length === 0) return 0;
-        // One channel keeps publish order; confirms are awaited together.
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ position: string; event_id: string; event_type: string; payload: string }>({
+        name: 'claim-outbox-batch',
+        text: CLAIM_SQL,
+        values: [RELAY_LOCK, this.options.batchSize ?? 200],
+      });
+      if (rows.length > 0) {
+        // One channel keeps publish order; confirms are awaited together. The payload is sent as
+        // stored; routed by event name (internal events, privacy.user_erased, travel the same way).
         await Promise.all(
-          events.map((row) => {
-            // Routed by event name; internal events (privacy.user_erased) travel the same way.
-            const event = row.payload as unknown as Pick<DomainEvent, 'id' | 'event'>;
-            return this.publisher.publish(this.names.domainEvents, row.eventType, event, { messageId: row.eventId });
-          }),
+          rows.map((row) => this.publisher.publish(this.names.domainEvents, row.event_type, Buffer.from(row.payload), { messageId: row.event_id })),
         );
-        await tx.outboxEvent.updateMany({
-          where: { position: { in: events.map((row) => row.position) } },
-          data: { publishedAt: new Date() },
-        });
-        return events.length;
-      },
-      { timeout: 30_000, maxWait: 5_000 },
-    );
+        await client.query({ name: 'mark-outbox-published', text: MARK_PUBLISHED_SQL, values: [rows.map((row) => row.position)] });
+      }
+      await client.query('COMMIT');
+      return rows.length;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 }

@@ -23,6 +23,9 @@ export interface AttemptMakerOptions {
   struggleAfterMs?: number;
 }
 
+/** Unsealed secrets kept per process; past this many, the cache starts again. */
+const OPENED_SECRETS_KEPT = 10_000;
+
 export type DeliveryStatus = 'delivered' | 'retrying' | 'abandoned';
 
 /**
@@ -44,6 +47,7 @@ export class AttemptMaker {
   private readonly struggleAfterMs: number;
   private readonly maxAttempts: number;
   private readonly limit: LimitFunction;
+  private readonly openedSecrets = new Map<string, string>();
 
   constructor(private readonly options: AttemptMakerOptions) {
     this.limit = pLimit(options.concurrency ?? 64);
@@ -80,11 +84,11 @@ export class AttemptMaker {
     // Counted before the first await, so a caller's hasRoom check and this count agree.
     this.busy.set(delivery.endpointId, (this.busy.get(delivery.endpointId) ?? 0) + 1);
     try {
-      const rawBody = JSON.stringify(delivery.payload);
+      const rawBody = delivery.body;
       const headers = {
         // Signed afresh at every attempt (the published library's own signer), so a retry hours
         // later still passes a receiver's 300-second check.
-        [SIGNATURE_HEADER]: sign(rawBody, this.options.secrets.open(delivery.secretEncrypted)),
+        [SIGNATURE_HEADER]: sign(rawBody, this.openSecret(delivery.secretEncrypted)),
         [EVENT_HEADER]: delivery.eventType,
         [DELIVERY_HEADER]: delivery.id,
       };
@@ -119,6 +123,21 @@ export class AttemptMaker {
     } finally {
       this.busy.set(delivery.endpointId, (this.busy.get(delivery.endpointId) ?? 1) - 1);
     }
+  }
+
+  /**
+   * The endpoint's secret, unsealed once per sealed value rather than per attempt. Keyed by the
+   * sealed text, which each attempt reads afresh: a rotated secret is a new key, and the previous
+   * one is never used again.
+   */
+  private openSecret(sealed: string): string {
+    let secret = this.openedSecrets.get(sealed);
+    if (secret === undefined) {
+      if (this.openedSecrets.size >= OPENED_SECRETS_KEPT) this.openedSecrets.clear();
+      secret = this.options.secrets.open(sealed);
+      this.openedSecrets.set(sealed, secret);
+    }
+    return secret;
   }
 
   /**

@@ -8,7 +8,8 @@ export interface AttemptTarget {
   eventType: string;
   status: string;
   attempts: number;
-  payload: unknown;
+  /** The stored envelope as JSON text: the request body, byte for byte on every attempt. */
+  body: string;
   url: string;
   secretEncrypted: string;
   /** The envelope names an end user who has since been erased: it must not be sent. */
@@ -45,7 +46,7 @@ export const namesErasedUserSql = (delivery: string) => `EXISTS (
 )`;
 
 /** The columns of an AttemptTarget, from delivery row `d` and endpoint row `e`. */
-export const ATTEMPT_TARGET_COLUMNS = `d.id, d.endpoint_id, d.event_type, d.status::text AS status, d.attempts, d.payload,
+export const ATTEMPT_TARGET_COLUMNS = `d.id, d.endpoint_id, d.event_type, d.status::text AS status, d.attempts, d.payload::text AS body,
   e.url, e.secret_encrypted, ${namesErasedUserSql('d')} AS names_erased_user`;
 
 /** An AttemptTarget from a row of ATTEMPT_TARGET_COLUMNS. */
@@ -56,7 +57,7 @@ export function attemptTargetOf(row: Record<string, unknown>): AttemptTarget {
     eventType: row['event_type'] as string,
     status: row['status'] as string,
     attempts: row['attempts'] as number,
-    payload: row['payload'],
+    body: row['body'] as string,
     url: row['url'] as string,
     secretEncrypted: row['secret_encrypted'] as string,
     namesErasedUser: row['names_erased_user'] as boolean,
@@ -130,14 +131,14 @@ export class AttemptStore {
   }
 
   private async loadMany(ids: readonly string[]): Promise<Array<AttemptTarget | undefined>> {
-    const { rows } = await this.pool.query(LOAD_SQL, [ids]);
+    const { rows } = await this.pool.query({ name: 'load-attempt-targets', text: LOAD_SQL, values: [ids] });
     const byId = new Map<string, AttemptTarget>(rows.map((row) => [row.id, attemptTargetOf(row)]));
     return ids.map((id) => byId.get(id));
   }
 
   private async recordMany(outcomes: readonly AttemptOutcome[]): Promise<void[]> {
     const column = <K extends keyof AttemptOutcome>(key: K) => outcomes.map((outcome) => outcome[key]);
-    await this.pool.query(RECORD_SQL, [
+    await this.pool.query({ name: 'record-attempts', text: RECORD_SQL, values: [
       column('deliveryId'),
       column('number'),
       column('startedAt'),
@@ -146,7 +147,7 @@ export class AttemptStore {
       column('error'),
       column('responseBodyStart'),
       column('status'),
-    ]);
+    ] });
     return outcomes.map(() => undefined);
   }
 }

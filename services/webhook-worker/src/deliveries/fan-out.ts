@@ -115,11 +115,11 @@ export class FanOut {
   private async fanOutMany(events: readonly DomainEvent[]): Promise<EventDeliveries[]> {
     // The same event twice in one batch (a redelivery racing the first) is one row here.
     const unique = [...new Map(events.map((event) => [event.id, event])).values()];
-    const { rows } = await this.options.pool.query<Record<string, unknown> & { event_id: string; id: string | null }>(FAN_OUT_SQL, [
+    const { rows } = await this.options.pool.query<Record<string, unknown> & { event_id: string; id: string | null }>({ name: 'fan-out', text: FAN_OUT_SQL, values: [
       JSON.stringify(unique.map((event) => ({ id: event.id, event: event.event, created_at: event.created_at, app: event.app, data: event.data }))),
       // The ids again as an array, which the planner sizes right: it looks them up in the index.
       unique.map((event) => event.id),
-    ]);
+    ] });
     const byEvent = new Map<string, EventDeliveries>(unique.map((event) => [event.id, { first: false, deliveries: [] }]));
     for (const row of rows) {
       const entry = byEvent.get(row.event_id)!;
