@@ -178,6 +178,26 @@ describe('webhook delivery', () => {
   });
 });
 
+describe('an endpoint deleted while its attempt is in flight', () => {
+  it('ends that delivery quietly: the event is not handled again, so an endpoint created after it never gets it', async () => {
+    const leaving = await receiver();
+    const { id: leavingId } = await endpointFor(leaving, ['suggestion.created']);
+    let deleted: Promise<unknown> | undefined;
+    leaving.answer = () => {
+      deleted = call(url(), 'DELETE', `/dashboard/v1/apps/${appId}/webhooks/${leavingId}`, { token: owner.token });
+      return { status: 200, delayMs: 500 };
+    };
+    await suggest('Endpoint leaves');
+    await eventually(() => deleted, { what: 'the attempt to arrive and the endpoint to be deleted' });
+    await deleted;
+    const newcomer = await receiver();
+    await endpointFor(newcomer, ['suggestion.created']);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(newcomer.received).toHaveLength(0);
+    expect(leaving.received).toHaveLength(1);
+  });
+});
+
 describe('a slow endpoint', () => {
   it('does not hold back deliveries to the others', async () => {
     const slow = await receiver();

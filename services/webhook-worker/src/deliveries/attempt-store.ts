@@ -70,22 +70,25 @@ const LOAD_SQL = `
   JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
   WHERE d.id = ANY($1::uuid[])`;
 
-// The attempt log and the delivery's state move together, in one statement. A duplicate message
-// for an attempt already recorded changes nothing: (delivery, number) is unique, and a delivery's
-// attempt count only moves forward.
+// The attempt log and the delivery's state move together, in one statement. The update drives
+// it: a delivery's attempt count only moves forward, so a duplicate message for an attempt
+// already recorded changes nothing; and a delivery deleted meanwhile (with its endpoint) has
+// nothing to update and nothing to log, rather than a foreign-key failure that would have the
+// whole message handled again.
 const RECORD_SQL = `
   WITH outcome AS (
     SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[])
       AS o(delivery_id, number, started_at, duration_ms, response_code, error, response_body_start, status)
-  ), logged AS (
-    INSERT INTO webhooks.delivery_attempts (id, delivery_id, number, started_at, duration_ms, response_code, error, response_body_start)
-    SELECT gen_random_uuid(), delivery_id, number, started_at, duration_ms, response_code, error, response_body_start FROM outcome
-    ON CONFLICT (delivery_id, number) DO NOTHING
+  ), updated AS (
+    UPDATE webhooks.deliveries d
+    SET status = o.status::webhooks."DeliveryStatus", attempts = o.number, last_response_code = o.response_code, updated_at = now()
+    FROM outcome o
+    WHERE d.id = o.delivery_id AND d.attempts < o.number
+    RETURNING o.*
   )
-  UPDATE webhooks.deliveries d
-  SET status = o.status::webhooks."DeliveryStatus", attempts = o.number, last_response_code = o.response_code, updated_at = now()
-  FROM outcome o
-  WHERE d.id = o.delivery_id AND d.attempts < o.number`;
+  INSERT INTO webhooks.delivery_attempts (id, delivery_id, number, started_at, duration_ms, response_code, error, response_body_start)
+  SELECT gen_random_uuid(), delivery_id, number, started_at, duration_ms, response_code, error, response_body_start FROM updated
+  ON CONFLICT (delivery_id, number) DO NOTHING`;
 
 /**
  * The delivery hot path's reads and writes, in plain SQL over the worker's pool. Attempts running
