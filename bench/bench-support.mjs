@@ -7,8 +7,14 @@ import winston from 'winston';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 const { createLogger } = await import(`${root}packages/logging/dist/index.js`);
+const { durableBrokerObjects } = await import(`${root}packages/messaging/dist/index.js`);
+const { deleteBrokerObjects } = await import(`${root}packages/test-support/dist/index.js`);
 
-/** Creates a throwaway database; `drop()` removes it. */
+/**
+ * Creates a throwaway database and broker namespace; `drop()` removes both (left behind, quorum
+ * queues slow the broker for everything else on the machine). It also runs when the benchmark
+ * stops on an error or Ctrl-C.
+ */
 export async function benchEnvironment() {
   const postgresUrl = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
   const suffix = randomBytes(4).toString('hex');
@@ -17,22 +23,43 @@ export async function benchEnvironment() {
   await admin.connect();
   await admin.query(`CREATE DATABASE ${database}`);
   const databaseUrl = Object.assign(new URL(postgresUrl), { pathname: `/${database}` }).toString();
+  const amqpUrl = process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+  const namespace = `bench-${suffix}.`;
+  let dropped;
+  const drop = () => {
+    dropped ??= (async () => {
+      await deleteBrokerObjects(amqpUrl, durableBrokerObjects(namespace));
+      await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
+      await admin.end();
+    })();
+    return dropped;
+  };
+  const dropAndExit = (code) => () => {
+    drop().finally(() => process.exit(code));
+  };
+  process.once('SIGINT', dropAndExit(130));
+  process.once('SIGTERM', dropAndExit(143));
+  process.once('uncaughtException', (error) => {
+    console.error(error);
+    dropAndExit(1)();
+  });
+  process.once('unhandledRejection', (error) => {
+    console.error(error);
+    dropAndExit(1)();
+  });
   return {
     suffix,
     databaseUrl,
     env: {
       DATABASE_URL: databaseUrl,
-      AMQP_URL: process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
-      BROKER_NAMESPACE: `bench-${suffix}.`,
+      AMQP_URL: amqpUrl,
+      BROKER_NAMESPACE: namespace,
       PORT: '0',
       HEALTH_PORT: '0',
       LOG_LEVEL: 'error',
       SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
     },
-    async drop() {
-      await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
-      await admin.end();
-    },
+    drop,
   };
 }
 
@@ -52,6 +79,7 @@ export async function proTeamWithApp(apiUrl, suffix) {
     team_name: 'Bench', name: 'Bench', email: `bench-${suffix}@example.com`, password: 'benchmark password',
   });
   await dashboard('PATCH', '/team', session.token, { plan: 'pro' });
-  const { body: created } = await dashboard('POST', '/apps', session.token, { name: 'Bench app' });
+  const { status: createdStatus, body: created } = await dashboard('POST', '/apps', session.token, { name: 'Bench app' });
+  if (createdStatus !== 201) throw new Error(`app creation failed: ${createdStatus} ${JSON.stringify(created)}`);
   return { token: session.token, created, dashboard };
 }

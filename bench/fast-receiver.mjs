@@ -31,3 +31,5 @@ process.on('message', (question) => {
   else if (question === 'stop') receiver.close(() => process.exit(0));
 });
 process.send({ port: receiver.address().port });
+// The benchmark is gone (it ended, or failed): so is its receiver.
+process.on('disconnect', () => process.exit(0));

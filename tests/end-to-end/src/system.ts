@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import winston from 'winston';
 import { createLogger } from '@feedback/logging';
+import { durableBrokerObjects } from '@feedback/messaging';
 import type { Logger } from '@feedback/logging';
 import { TcpProxy, createTestDatabase, createTestNamespace, deleteBrokerObjects, testCertificates } from '@feedback/test-support';
 import type { TestDatabase } from '@feedback/test-support';
@@ -93,19 +94,8 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
       await worker.stop();
       await authority.stop();
       await brokerProxy.close();
-      await deleteBrokerObjects(AMQP_URL, {
-        queues: [
-          `${namespace}webhook-worker.domain-events`,
-          `${namespace}authority.rpc`,
-          `${namespace}authority.key-usage`,
-          `${namespace}webhook-worker.rpc`,
-          `${namespace}webhooks.deliver`,
-          `${namespace}webhooks.abandoned`,
-          `${namespace}webhooks.throttle.1000ms`,
-          ...(env.WEBHOOK_RETRY_DELAYS_MS ?? '').split(',').map((delay) => `${namespace}webhooks.retry.${delay}ms`),
-        ],
-        exchanges: [`${namespace}domain.events`, `${namespace}authority.events`],
-      });
+      const retryDelays = (env.WEBHOOK_RETRY_DELAYS_MS ?? '').split(',').map(Number);
+      await deleteBrokerObjects(AMQP_URL, durableBrokerObjects(namespace, retryDelays));
       await database.drop();
     },
   };

@@ -93,7 +93,10 @@ export class OutboxRelay {
   async publishBatch(): Promise<number> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
+      // The stamp need not wait for the disk: lost in a database crash, it only has the batch
+      // published again, which consumers recognise by event id. Its events wait in the outbox
+      // durably, written by the transactions that made them.
+      await client.query('BEGIN; SET LOCAL synchronous_commit = off');
       const { rows } = await client.query<{ position: string; event_id: string; event_type: string; payload: string }>({
         name: 'claim-outbox-batch',
         text: CLAIM_SQL,
