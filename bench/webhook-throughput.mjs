@@ -12,6 +12,7 @@ import { once } from 'node:events';
 import { openSync } from 'node:fs';
 import pg from 'pg';
 import { benchEnvironment, proTeamWithApp, quiet, root } from './bench-support.mjs';
+import { cpuPerUnit, cpuSnapshot } from './process-cpu.mjs';
 
 const { testCertificates } = await import(`${root}packages/test-support/dist/index.js`);
 const { startAuthority, readAuthorityConfig } = await import(`${root}services/authority/dist/service.js`);
@@ -31,6 +32,8 @@ const env = {
   WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'localhost',
   WEBHOOK_EXTRA_CA_FILE: certificates.caFile,
   PER_ENDPOINT_CONCURRENCY: '64',
+  // The worker's own settings may be tried from the command line, e.g. DELIVERY_PREFETCH=128.
+  ...Object.fromEntries(['EVENT_PREFETCH', 'DELIVERY_PREFETCH', 'PER_ENDPOINT_CONCURRENCY'].filter((name) => process.env[name]).map((name) => [name, process.env[name]])),
 };
 
 // The receiver, a process of its own: answers 204 at once and notes when each delivery arrived.
@@ -119,6 +122,22 @@ async function waitForDeliveries(total, timeoutMs) {
   }
 }
 
+// Where the time goes, first attempts of events written since `since`: event written -> relay
+// transaction -> delivery created by fan-out -> attempt started by a worker -> receiver answered.
+async function stages(since) {
+  const { rows } = await writer.query(`
+    SELECT percentile_disc(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM o.published_at - (d.payload ->> 'created_at')::timestamptz) * 1000) AS relay,
+           percentile_disc(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM d.created_at - o.published_at) * 1000) AS fan_out,
+           percentile_disc(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - d.created_at) * 1000) AS to_attempt,
+           percentile_disc(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY a.duration_ms) AS request
+    FROM webhooks.deliveries d JOIN webhooks.delivery_attempts a ON a.delivery_id = d.id AND a.number = 1
+    JOIN api.outbox_events o ON o.event_id = d.event_id
+    WHERE o.created_at >= $1`, [since]);
+  const stage = (values) => `p50 ${Math.round(values[0])} ms, p99 ${Math.round(values[1])} ms`;
+  const { relay, fan_out: fanOut, to_attempt: toAttempt, request } = rows[0];
+  return `event written to relay transaction ${stage(relay)}; relay transaction to fan-out ${stage(fanOut)}; fan-out to attempt ${stage(toAttempt)}; request ${stage(request)}`;
+}
+
 async function recordedAttempts() {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -128,20 +147,6 @@ async function recordedAttempts() {
            percentile_disc(0.99) WITHIN GROUP (ORDER BY duration_ms) AS p99,
            count(*) FILTER (WHERE response_code IS NULL OR response_code >= 300)::int AS failed
     FROM webhooks.delivery_attempts`);
-  // Where the time goes, first attempts only: event written -> delivery created by fan-out ->
-  // attempt started by a worker -> receiver answered.
-  const stages = await client.query(`
-    SELECT percentile_disc(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM o.published_at - (d.payload ->> 'created_at')::timestamptz) * 1000) AS relay,
-           percentile_disc(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM d.created_at - o.published_at) * 1000) AS fan_out,
-           percentile_disc(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - d.created_at) * 1000) AS to_attempt,
-           percentile_disc(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY a.duration_ms) AS request
-    FROM webhooks.deliveries d JOIN webhooks.delivery_attempts a ON a.delivery_id = d.id AND a.number = 1
-    JOIN api.outbox_events o ON o.event_id = d.event_id`);
-  const stage = (values) => `p50 ${Math.round(values[0])} ms, p99 ${Math.round(values[1])} ms`;
-  const { relay, fan_out: fanOut, to_attempt: toAttempt, request } = stages.rows[0];
-  console.log(
-    `stages: event written to relay transaction ${stage(relay)}; relay transaction to fan-out ${stage(fanOut)}; fan-out to attempt ${stage(toAttempt)}; request ${stage(request)}`,
-  );
   const errors = await client.query(`
     SELECT coalesce(error, 'HTTP ' || response_code) AS reason, count(*)::int AS n FROM webhooks.delivery_attempts
     WHERE response_code IS NULL OR response_code >= 300 GROUP BY 1 ORDER BY 2 DESC LIMIT 5`);
@@ -151,15 +156,21 @@ async function recordedAttempts() {
   return `${n} (${failed} failed${reasons ? `: ${reasons}` : ''}); request duration p50 ${p50} ms, p99 ${p99} ms`;
 }
 
+// The api (with its relay) and the load generator share this process.
+const cpuGroups = () => ({ worker: workers.map((worker) => worker.pid), receiver: [receiver.pid], 'api and load': [process.pid] });
+
 async function throughput(label) {
   await ask('reset', 'reset');
   const rows = Array.from({ length: events }, eventRow);
+  const cpuBefore = cpuSnapshot(cpuGroups());
   const started = Date.now();
   await writeEvents(rows);
   const expected = events * endpointsPerApp;
   const delivered = await waitForDeliveries(expected, 120_000);
   const seconds = (Date.now() - started) / 1000;
+  const cpu = cpuPerUnit(cpuBefore, cpuSnapshot(cpuGroups()), delivered);
   console.log(`${label}: ${delivered} of ${expected} deliveries in ${seconds.toFixed(2)} s = ${Math.round(delivered / seconds)} deliveries/s`);
+  console.log(`  CPU per delivery: ${cpu}`);
 }
 
 function percentile(sorted, p) {
@@ -168,6 +179,8 @@ function percentile(sorted, p) {
 
 async function latency(label) {
   await ask('reset', 'reset');
+  const since = new Date();
+  const cpuBefore = cpuSnapshot(cpuGroups());
   const perTick = Math.max(1, Math.round(rate / 100));
   const ticks = rateSeconds * 100;
   for (let tick = 0; tick < ticks; tick += 1) {
@@ -178,10 +191,13 @@ async function latency(label) {
   }
   const expected = ticks * perTick * endpointsPerApp;
   await waitForDeliveries(expected, 60_000);
+  const cpu = cpuPerUnit(cpuBefore, cpuSnapshot(cpuGroups()), expected);
   const latencies = (await ask('report', 'latencies')).latencies.sort((a, b) => a - b);
   console.log(
     `${label}: ${perTick * 100} events/s x ${endpointsPerApp} endpoints for ${rateSeconds} s; event-to-delivery latency p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, p99 ${percentile(latencies, 99)} ms (${latencies.length} of ${expected} delivered)`,
   );
+  console.log(`  stages: ${await stages(since)}`);
+  console.log(`  CPU per delivery: ${cpu}`);
 }
 
 await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -190,6 +206,7 @@ await throughput('1 worker');
 await latency('1 worker');
 workers.push(startWorker());
 await new Promise((resolve) => setTimeout(resolve, 2000));
+await throughput('2 workers, warm-up');
 await throughput('2 workers');
 await latency('2 workers');
 const { tlsConnections } = await ask('report', 'tlsConnections');

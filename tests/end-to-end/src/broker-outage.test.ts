@@ -50,6 +50,11 @@ describe('a broker outage', () => {
     const urls = [system.api.url, healthUrl(system.authority), healthUrl(system.worker)];
     await eventually(async () => ((await createSuggestion('before')).status === 201 ? true : undefined), { what: 'first request' });
     await eventually(() => (delivered.length === 1 ? true : undefined), { what: 'the first event' });
+    // Its confirm travels through the proxy, behind the probe's copy: cut before it arrives, the
+    // event would rightly be published again, and this test counts on one of each.
+    await eventually(async () => ((await system.api.prisma.outboxEvent.count({ where: { publishedAt: null } })) === 0 ? true : undefined), {
+      what: 'the first event stamped published',
+    });
 
     system.brokerProxy.interrupt();
     for (const url of urls) {

@@ -1,4 +1,11 @@
 import type pg from 'pg';
+
+interface ClaimedEvent {
+  position: string;
+  event_id: string;
+  event_type: string;
+  payload: string;
+}
 import type { Logger } from '@feedback/logging';
 import type { ConfirmedPublisher, TopologyNames } from '@feedback/messaging';
 
@@ -14,14 +21,29 @@ export interface OutboxRelayOptions {
 /** Any number for the advisory lock, the same in every api instance. */
 const RELAY_LOCK = 0x6f7574626f78; // "outbox"
 
-// The lock is taken once for the statement (an InitPlan); without it the batch is empty.
-const CLAIM_SQL = `
+/**
+ * Opens the batch's transaction and claims up to `batchSize` events, in one round trip: the
+ * relay runs after every write, and each round trip is a wake-up of both processes. The
+ * statements take no parameters, so they go as one simple query. The lock is taken once for the
+ * SELECT (an InitPlan); without it the batch is empty.
+ *
+ * The stamp need not wait for the disk (synchronous_commit off): lost in a database crash, it
+ * only has the batch published again, which consumers recognise by event id. The events
+ * themselves wait in the outbox durably, written by the transactions that made them.
+ */
+const claimSql = (batchSize: number) => `
+  BEGIN;
+  SET LOCAL synchronous_commit = off;
   SELECT position, event_id, event_type, payload::text AS payload
   FROM api.outbox_events
-  WHERE published_at IS NULL AND (SELECT pg_try_advisory_xact_lock($1::bigint))
+  WHERE published_at IS NULL AND (SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}))
   ORDER BY position
-  LIMIT $2`;
-const MARK_PUBLISHED_SQL = 'UPDATE api.outbox_events SET published_at = now() WHERE position = ANY ($1::bigint[])';
+  LIMIT ${batchSize}`;
+
+/** Stamps the published events and commits, in one round trip (positions are the table's own integers). */
+const markPublishedSql = (positions: readonly string[]) => `
+  UPDATE api.outbox_events SET published_at = now() WHERE position = ANY ('{${positions.join(',')}}'::bigint[]);
+  COMMIT`;
 
 /**
  * Publishes outbox events to `domain.events` in the order they were written, each confirmed by
@@ -87,30 +109,25 @@ export class OutboxRelay {
   }
 
   /**
-   * Publishes one batch in one transaction; returns how many events went out. Plain SQL: the
-   * relay runs after every write, and an ORM transaction cost more than the publishing itself.
+   * Publishes one batch in one transaction of two round trips; returns how many events went out.
+   * Plain SQL: the relay runs after every write, and an ORM transaction cost more than the
+   * publishing itself.
    */
   async publishBatch(): Promise<number> {
     const client = await this.pool.connect();
     try {
-      // The stamp need not wait for the disk: lost in a database crash, it only has the batch
-      // published again, which consumers recognise by event id. Its events wait in the outbox
-      // durably, written by the transactions that made them.
-      await client.query('BEGIN; SET LOCAL synchronous_commit = off');
-      const { rows } = await client.query<{ position: string; event_id: string; event_type: string; payload: string }>({
-        name: 'claim-outbox-batch',
-        text: CLAIM_SQL,
-        values: [RELAY_LOCK, this.options.batchSize ?? 200],
-      });
-      if (rows.length > 0) {
-        // One channel keeps publish order; confirms are awaited together. The payload is sent as
-        // stored; routed by event name (internal events, privacy.user_erased, travel the same way).
-        await Promise.all(
-          rows.map((row) => this.publisher.publish(this.names.domainEvents, row.event_type, Buffer.from(row.payload), { messageId: row.event_id })),
-        );
-        await client.query({ name: 'mark-outbox-published', text: MARK_PUBLISHED_SQL, values: [rows.map((row) => row.position)] });
+      const results = (await client.query(claimSql(this.options.batchSize ?? 200))) as unknown as Array<pg.QueryResult<ClaimedEvent>>;
+      const { rows } = results[results.length - 1]!;
+      if (rows.length === 0) {
+        await client.query('COMMIT');
+        return 0;
       }
-      await client.query('COMMIT');
+      // One channel keeps publish order; confirms are awaited together. The payload is sent as
+      // stored; routed by event name (internal events, privacy.user_erased, travel the same way).
+      await Promise.all(
+        rows.map((row) => this.publisher.publish(this.names.domainEvents, row.event_type, Buffer.from(row.payload), { messageId: row.event_id })),
+      );
+      await client.query(markPublishedSql(rows.map((row) => row.position)));
       return rows.length;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -1,5 +1,6 @@
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
 import type pg from 'pg';
+import { statementBatches } from './statement-batches.js';
 
 /** What one attempt needs: the delivery, where it goes, and whether it may go at all. */
 export interface AttemptTarget {
@@ -29,8 +30,6 @@ export interface AttemptOutcome {
 }
 
 export interface AttemptStoreOptions {
-  /** How long reads and writes wait to be grouped with others into one statement. Default: 2. */
-  batchWindowMs?: number;
   /** Most rows one statement carries. Default: 500. */
   maxBatchSize?: number;
 }
@@ -92,9 +91,9 @@ const RECORD_SQL = `
 
 /**
  * The delivery hot path's reads and writes, in plain SQL over the worker's pool. Attempts running
- * at the same moment share statements: the loads of a couple of milliseconds are one SELECT, and
- * their outcomes one INSERT-and-UPDATE, so the database sees a few statements per batch instead
- * of several round trips per attempt.
+ * at the same moment share statements (statementBatches): their loads are one SELECT, and their
+ * outcomes one INSERT-and-UPDATE, so the database sees a few statements per batch instead of
+ * several round trips per attempt.
  */
 export class AttemptStore {
   private readonly loader: DataLoader<string, AttemptTarget | undefined>;
@@ -104,14 +103,9 @@ export class AttemptStore {
     private readonly pool: pg.Pool,
     options: AttemptStoreOptions = {},
   ) {
-    const windowMs = options.batchWindowMs ?? 2;
-    const common = {
-      cache: false,
-      maxBatchSize: options.maxBatchSize ?? 500,
-      batchScheduleFn: (callback: () => void) => setTimeout(callback, windowMs),
-    };
-    this.loader = new DataLoader((ids) => this.loadMany(ids), common);
-    this.recorder = new DataLoader((outcomes) => this.recordMany(outcomes), common);
+    const batching = { maxBatchSize: options.maxBatchSize ?? 500 };
+    this.loader = statementBatches((ids: readonly string[]) => this.loadMany(ids), batching);
+    this.recorder = statementBatches((outcomes: readonly AttemptOutcome[]) => this.recordMany(outcomes), batching);
   }
 
   /** The delivery and its endpoint; undefined when gone (its endpoint was deleted). */

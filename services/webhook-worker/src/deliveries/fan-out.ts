@@ -1,4 +1,4 @@
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
 import type pg from 'pg';
 import type { DomainEvent } from '@feedback/contracts';
 import type { ConfirmedPublisher, WebhookQueueNames } from '@feedback/messaging';
@@ -6,14 +6,13 @@ import { ATTEMPT_HEADER } from '@feedback/messaging';
 import type { AttemptMaker } from './attempt-maker.js';
 import { ATTEMPT_TARGET_COLUMNS, attemptTargetOf } from './attempt-store.js';
 import type { AttemptTarget } from './attempt-store.js';
+import { statementBatches } from './statement-batches.js';
 
 export interface FanOutOptions {
   pool: pg.Pool;
   publisher: ConfirmedPublisher;
   queues: WebhookQueueNames;
   attempts: AttemptMaker;
-  /** How long events wait to be grouped with others into one statement. Default: 2. */
-  batchWindowMs?: number;
   /** Most events one statement carries. Default: 200. */
   maxBatchSize?: number;
 }
@@ -83,12 +82,7 @@ export class FanOut {
   private readonly loader: DataLoader<DomainEvent, EventDeliveries>;
 
   constructor(private readonly options: FanOutOptions) {
-    const windowMs = options.batchWindowMs ?? 2;
-    this.loader = new DataLoader((events) => this.fanOutMany(events), {
-      cache: false,
-      maxBatchSize: options.maxBatchSize ?? 200,
-      batchScheduleFn: (callback) => setTimeout(callback, windowMs),
-    });
+    this.loader = statementBatches((events: readonly DomainEvent[]) => this.fanOutMany(events), { maxBatchSize: options.maxBatchSize ?? 200 });
   }
 
   /** Handles one event; `redelivered` says the broker gave it before (a worker lost it midway). */

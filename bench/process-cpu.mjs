@@ -1,0 +1,49 @@
+// CPU time by process group, read from /proc (Linux only; elsewhere the benchmark prints none):
+// where the machine's cores go during a benchmark phase, the broker and database included.
+import { readFileSync, readdirSync } from 'node:fs';
+
+const TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux this runs on
+
+function processTicks(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command.
+    return { command, ticks: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+/**
+ * groups: name -> pids known to the benchmark (its workers, its receiver, itself). Every other
+ * process is grouped by command: postgres, the broker's Erlang VM, the rest.
+ */
+export function cpuSnapshot(groups) {
+  if (process.platform !== 'linux') return undefined;
+  const known = new Map();
+  for (const [name, pids] of Object.entries(groups)) for (const pid of pids) known.set(pid, name);
+  const totals = {};
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    const sample = processTicks(pid);
+    if (!sample) continue;
+    const group = known.get(pid) ?? (sample.command === 'postgres' ? 'postgres' : sample.command === 'beam.smp' ? 'rabbitmq' : 'other');
+    totals[group] = (totals[group] ?? 0) + sample.ticks;
+  }
+  return totals;
+}
+
+/** "worker 0.41, postgres 0.22, ..." in ms of CPU per unit of work (a delivery), busiest first. */
+export function cpuPerUnit(before, after, units) {
+  if (!before || !after) return 'n/a (no /proc)';
+  const spent = Object.keys(after)
+    .map((group) => [group, ((after[group] - (before[group] ?? 0)) * 1000) / TICKS_PER_SECOND / units])
+    .filter(([, ms]) => ms > 0)
+    .sort((a, b) => b[1] - a[1]);
+  const total = spent.reduce((sum, [, ms]) => sum + ms, 0);
+  return `${spent.map(([group, ms]) => `${group} ${ms.toFixed(3)}`).join(', ')}; total ${total.toFixed(3)} ms`;
+}
+
