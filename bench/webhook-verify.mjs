@@ -9,7 +9,7 @@ import { root } from './bench-support.mjs';
 const { verify, sign } = await import(`${root}packages/webhook-signature/dist/index.js`);
 
 const count = Number(process.env.BENCH_VERIFICATIONS ?? 100_000);
-const rounds = 5;
+const rounds = 9;
 const secret = `whsec_${'k'.repeat(43)}`;
 const now = Math.floor(Date.now() / 1000);
 
@@ -49,7 +49,8 @@ function rate(check, body, header) {
 console.log(`${count} verifications per measurement, best of ${rounds} alternating rounds, Node ${process.version}`);
 for (const size of [300, 2_000, 16_000]) {
   const body = envelope(size);
-  const header = sign(body, secret, { timestamp: now });
+  // As a request's header arrives: a flat string from the HTTP parser, not the signer's concatenation.
+  const header = Buffer.from(sign(body, secret, { timestamp: now }), 'latin1').toString('latin1');
   rate(bare, body, header); // warm-up, both
   rate(library, body, header);
   let bestBare = 0;

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { signatureHmac } from './hmac.js';
 
 export interface SignOptions {
   /** The signature's time, in unix seconds. Default: now. */
@@ -11,7 +11,7 @@ export interface SignOptions {
  */
 export function sign(rawBody: string | Buffer | Uint8Array, secret: string, options: SignOptions = {}): string {
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-  const v1 = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
+  const v1 = signatureHmac(secret, timestamp, rawBody).digest('hex');
   return `t=${timestamp},v1=${v1}`;
 }
 

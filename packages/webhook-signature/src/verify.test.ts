@@ -62,6 +62,8 @@ describe('verify', () => {
 
   it.each([
     ['uppercase hex', (h: string) => h.toUpperCase().replace('T=', 't=').replace('V1=', 'v1=')],
+    ['a letter past f at the end', (h: string) => `${h.slice(0, -1)}g`],
+    ['a symbol first among the 64', (h: string) => h.replace('v1=', 'v1=/').slice(0, -1)],
     ['63 hex characters', (h: string) => h.slice(0, -1)],
     ['65 hex characters', (h: string) => `${h}0`],
     ['spaces after the comma', (h: string) => h.replace(',', ', ')],
