@@ -4,6 +4,7 @@
 //
 //   pnpm build && node bench/webhook-throughput.mjs
 //   BENCH_EVENTS=2000 BENCH_ENDPOINTS=4 BENCH_RATE=500 BENCH_RATE_SECONDS=10 node bench/webhook-throughput.mjs
+//   BENCH_EVENTS=200 BENCH_ENDPOINTS=1 node bench/webhook-throughput.mjs    (latency at one endpoint)
 //
 // Targets: >= 3000 deliveries/s; p99 event-to-delivery latency < 25 ms at 500 events/s.
 import { fork, spawn } from 'node:child_process';

@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import type { Logger } from '@feedback/logging';
+import type { ConfirmedPublisher, TopologyNames } from '@feedback/messaging';
 
 interface ClaimedEvent {
   position: string;
@@ -6,8 +8,6 @@ interface ClaimedEvent {
   event_type: string;
   payload: string;
 }
-import type { Logger } from '@feedback/logging';
-import type { ConfirmedPublisher, TopologyNames } from '@feedback/messaging';
 
 export interface OutboxRelayOptions {
   /** Events published per transaction. Default: 200. */
