@@ -67,14 +67,18 @@ export class OutboxRelay {
   ) {}
 
   start(): void {
-    this.schedule(0);
+    this.run();
   }
 
-  /** Called after a transaction wrote events, so they go out now instead of at the next poll. */
+  /**
+   * Called after a transaction wrote events, so they go out now instead of at the next poll: at
+   * once when the relay is idle, else straight after the batch in hand. (A zero-delay timer here
+   * cost each event a millisecond.)
+   */
   wake(): void {
     if (this.stopped) return;
     if (this.running) this.wakeRequested = true;
-    else this.schedule(0);
+    else this.run();
   }
 
   async stop(): Promise<void> {
@@ -83,14 +87,20 @@ export class OutboxRelay {
     await this.running;
   }
 
+  private run(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      // A wake that came as the last batch was ending found the relay still running.
+      if (this.wakeRequested) this.run();
+    });
+  }
+
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.running = this.drain().finally(() => {
-        this.running = undefined;
-      });
-    }, delayMs);
+    this.timer = setTimeout(() => this.run(), delayMs);
   }
 
   private async drain(): Promise<void> {
