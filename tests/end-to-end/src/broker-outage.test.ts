@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import amqplib from 'amqplib';
 import type { ChannelModel } from 'amqplib';
 import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
@@ -29,6 +29,9 @@ beforeAll(async () => {
   await channel.bindQueue(queue, exchange, '#');
   await channel.consume(queue, (message) => message && delivered.push(String(message.properties.messageId)), { noAck: true });
 }, 60_000);
+
+// A test that fails during its outage must not leave the next one without a broker.
+afterEach(() => system?.brokerProxy.restore());
 
 afterAll(async () => {
   await target?.close();
