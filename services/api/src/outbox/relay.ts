@@ -57,6 +57,9 @@ export class OutboxRelay {
   private running: Promise<void> | undefined;
   private wakeRequested = false;
   private stopped = false;
+  private readonly batchSize: number;
+  /** Built once: the relay runs after every write. */
+  private readonly claimBatchSql: string;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -64,7 +67,10 @@ export class OutboxRelay {
     private readonly names: TopologyNames,
     private readonly logger: Logger,
     private readonly options: OutboxRelayOptions = {},
-  ) {}
+  ) {
+    this.batchSize = options.batchSize ?? 200;
+    this.claimBatchSql = claimSql(this.batchSize);
+  }
 
   start(): void {
     this.run();
@@ -110,7 +116,7 @@ export class OutboxRelay {
       do {
         this.wakeRequested = false;
         published = await this.publishBatch();
-      } while (!this.stopped && (published === (this.options.batchSize ?? 200) || this.wakeRequested));
+      } while (!this.stopped && (published === this.batchSize || this.wakeRequested));
     } catch (error) {
       this.logger.warn('outbox relay could not publish; events stay in the outbox', { error });
       next = this.options.retryDelayMs ?? 1000;
@@ -126,7 +132,7 @@ export class OutboxRelay {
   async publishBatch(): Promise<number> {
     const client = await this.pool.connect();
     try {
-      const results = (await client.query(claimSql(this.options.batchSize ?? 200))) as unknown as Array<pg.QueryResult<ClaimedEvent>>;
+      const results = (await client.query(this.claimBatchSql)) as unknown as Array<pg.QueryResult<ClaimedEvent>>;
       const { rows } = results[results.length - 1]!;
       if (rows.length === 0) {
         await client.query('COMMIT');

@@ -45,9 +45,9 @@ export class WebhookSender {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const extraCa = options.extraCaFile ? [readFileSync(options.extraCaFile, 'utf8')] : [];
     // One pool per endpoint origin, connections kept alive (and retired before the receiver's own
-    // Keep-Alive limit); without a redirect interceptor a 3xx is simply the answer. The connection options go to tls.connect: the safe lookup is the DNS of
-    // every connection, and an extra CA goes in as one prebuilt secure context rather than a CA
-    // list parsed again per connection.
+    // Keep-Alive limit); without a redirect interceptor a 3xx is simply the answer. The connection
+    // options go to tls.connect: the safe lookup is the DNS of every connection, and an extra CA
+    // goes in as one prebuilt secure context rather than a CA list parsed again per connection.
     this.dispatcher = new Agent({
       connections: 256,
       connect: {
