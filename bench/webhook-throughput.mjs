@@ -5,6 +5,7 @@
 //   pnpm build && node bench/webhook-throughput.mjs
 //   BENCH_EVENTS=2000 BENCH_ENDPOINTS=4 BENCH_RATE=500 BENCH_RATE_SECONDS=10 node bench/webhook-throughput.mjs
 //   BENCH_EVENTS=200 BENCH_ENDPOINTS=1 node bench/webhook-throughput.mjs    (latency at one endpoint)
+//   BENCH_WORKERS=1 node bench/webhook-throughput.mjs                        (one worker process only)
 //
 // Targets: >= 3000 deliveries/s; p99 event-to-delivery latency < 25 ms at 500 events/s.
 import { fork, spawn } from 'node:child_process';
@@ -23,6 +24,7 @@ const events = Number(process.env.BENCH_EVENTS ?? 2000);
 const endpointsPerApp = Number(process.env.BENCH_ENDPOINTS ?? 4);
 const rate = Number(process.env.BENCH_RATE ?? 500);
 const rateSeconds = Number(process.env.BENCH_RATE_SECONDS ?? 10);
+const workerCounts = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number);
 
 const bench = await benchEnvironment();
 const databaseUrl = bench.databaseUrl;
@@ -202,14 +204,14 @@ async function latency(label) {
 }
 
 await new Promise((resolve) => setTimeout(resolve, 1000));
-await throughput('1 worker, warm-up');
-await throughput('1 worker');
-await latency('1 worker');
-workers.push(startWorker());
-await new Promise((resolve) => setTimeout(resolve, 2000));
-await throughput('2 workers, warm-up');
-await throughput('2 workers');
-await latency('2 workers');
+for (const count of workerCounts) {
+  while (workers.length < count) workers.push(startWorker());
+  if (count > 1) await new Promise((resolve) => setTimeout(resolve, 2000));
+  const label = count === 1 ? '1 worker' : `${count} workers`;
+  await throughput(`${label}, warm-up`);
+  await throughput(label);
+  await latency(label);
+}
 const { tlsConnections } = await ask('report', 'tlsConnections');
 console.log(`attempts recorded: ${await recordedAttempts()}; TLS connections accepted by the receiver: ${tlsConnections}`);
 

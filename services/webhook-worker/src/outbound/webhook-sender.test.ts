@@ -1,0 +1,122 @@
+import { once } from 'node:events';
+import { createServer } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { testCertificates } from '@feedback/test-support';
+import { WebhookSender } from './webhook-sender.js';
+
+// The sender against real local HTTPS servers, trusted through the test CA as a local test
+// receiver is: what counts as an answer, and the one time limit over the whole exchange.
+const TIMEOUT_MS = 400;
+let sender: WebhookSender;
+const servers: Server[] = [];
+
+beforeAll(() => {
+  sender = new WebhookSender({ timeoutMs: TIMEOUT_MS, allowedPrivateHosts: ['localhost'], extraCaFile: testCertificates().caFile });
+});
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+afterAll(async () => {
+  await sender.close();
+});
+
+async function serve(handle: (request: IncomingMessage, response: ServerResponse, body: string) => void): Promise<string> {
+  const server = createServer(testCertificates().trusted, (request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => handle(request, response, Buffer.concat(chunks).toString('utf8')));
+  });
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `https://localhost:${(server.address() as AddressInfo).port}/hooks?from=test`;
+}
+
+describe('WebhookSender', () => {
+  it('POSTs the raw body with its headers, and keeps the answer status and the first KiB of its body', async () => {
+    const seen: Array<{ method?: string; url?: string; type?: string; event?: string; body: string }> = [];
+    const url = await serve((request, response, body) => {
+      seen.push({ method: request.method, url: request.url, type: request.headers['content-type'], event: request.headers['x-service-event'] as string, body });
+      response.writeHead(202).end('é'.repeat(600) + 'tail');
+    });
+    const result = await sender.send(url, '{"id":"d-1"}', { 'X-Service-Event': 'suggestion.created' });
+    expect(seen).toEqual([{ method: 'POST', url: '/hooks?from=test', type: 'application/json', event: 'suggestion.created', body: '{"id":"d-1"}' }]);
+    expect(result.status).toBe(202);
+    expect(result.error).toBeUndefined();
+    expect(Buffer.byteLength(result.bodyStart!)).toBeLessThanOrEqual(1024);
+    expect(result.bodyStart!.startsWith('éé')).toBe(true);
+    expect(result.bodyStart).not.toContain('tail');
+  });
+
+  it('answers a redirect with its own status and never follows it', async () => {
+    let followed = 0;
+    const url = await serve((request, response) => {
+      if (request.url === '/elsewhere') followed += 1;
+      response.writeHead(302, { location: '/elsewhere' }).end();
+    });
+    const result = await sender.send(url, '{}', {});
+    expect(result.status).toBe(302);
+    expect(followed).toBe(0);
+  });
+
+  it('fails an attempt whose receiver never answers, at the time limit', async () => {
+    const url = await serve(() => undefined);
+    const result = await sender.send(url, '{}', {});
+    expect(result.status).toBeUndefined();
+    expect(result.error).toBe(`ETIMEDOUT: no complete answer within ${TIMEOUT_MS} ms`);
+    expect(result.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+  });
+
+  it('limits the whole exchange: an answer that keeps trickling in still fails at the time limit', async () => {
+    // Each chunk comes well within any per-phase limit, but the answer as a whole never ends.
+    const url = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      const trickle = setInterval(() => response.write('.'), TIMEOUT_MS / 8);
+      response.on('close', () => clearInterval(trickle));
+    });
+    const result = await sender.send(url, '{}', {});
+    expect(result.error).toBe(`ETIMEDOUT: no complete answer within ${TIMEOUT_MS} ms`);
+    expect(result.durationMs).toBeLessThan(TIMEOUT_MS * 3);
+  });
+
+  it('sends the next attempt normally after one timed out on the same receiver', async () => {
+    let calls = 0;
+    const url = await serve((_request, response) => {
+      calls += 1;
+      if (calls > 1) response.writeHead(204).end();
+    });
+    expect((await sender.send(url, '{}', {})).error).toMatch(/^ETIMEDOUT/);
+    expect(await sender.send(url, '{}', {})).toMatchObject({ status: 204 });
+  });
+
+  it('fails with the connection error when nothing listens', async () => {
+    const url = await serve(() => undefined);
+    const closed = servers.pop()!;
+    await new Promise((resolve) => closed.close(resolve));
+    const result = await sender.send(url, '{}', {});
+    expect(result.status).toBeUndefined();
+    expect(result.error).toMatch(/^ECONNREFUSED/);
+  });
+
+  it('refuses plain http and a private address before connecting, and a local name not on the allowlist when it resolves', async () => {
+    const strict = new WebhookSender({ timeoutMs: TIMEOUT_MS });
+    try {
+      expect(await strict.send('http://example.com/hooks', '{}', {})).toEqual({ error: 'refused: only https is allowed', durationMs: 0 });
+      expect(await strict.send('https://10.0.0.8/hooks', '{}', {})).toEqual({ error: 'refused: the address is not public', durationMs: 0 });
+      const url = await serve((_request, response) => response.writeHead(204).end());
+      const result = await strict.send(url, '{}', {});
+      expect(result.status).toBeUndefined();
+      expect(result.error).toBe('EUNSAFEADDRESS: refused: localhost resolves to a non-public address');
+    } finally {
+      await strict.close();
+    }
+  });
+});
