@@ -1,6 +1,6 @@
 // What both benchmarks need: a database and a broker namespace of their own, the base
 // environment of the services, a silent logger, and the built modules they start.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import winston from 'winston';
@@ -82,4 +82,23 @@ export async function proTeamWithApp(apiUrl, suffix) {
   const { status: createdStatus, body: created } = await dashboard('POST', '/apps', session.token, { name: 'Bench app' });
   if (createdStatus !== 201) throw new Error(`app creation failed: ${createdStatus} ${JSON.stringify(created)}`);
   return { token: session.token, created, dashboard };
+}
+
+/**
+ * This machine's speed at the moment, in milliseconds for a fixed piece of CPU work (HMACs of a
+ * delivery-sized body, then arithmetic): lower is faster. The development machine's speed moves by
+ * half from minute to minute, so a benchmark prints this beside its figures and runs are compared
+ * at similar speeds. Best of three, taken while the system is idle.
+ */
+export function machineSpeedProbe() {
+  const body = 'x'.repeat(700);
+  const once = () => {
+    const started = performance.now();
+    for (let n = 0; n < 20_000; n += 1) createHmac('sha256', 'probe').update(body).digest('hex');
+    let sum = 0;
+    for (let n = 0; n < 3_000_000; n += 1) sum += Math.sqrt(n);
+    return sum > 0 ? performance.now() - started : 0;
+  };
+  once();
+  return Math.round(Math.min(once(), once(), once()));
 }

@@ -13,7 +13,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { openSync } from 'node:fs';
 import pg from 'pg';
-import { benchEnvironment, proTeamWithApp, quiet, root } from './bench-support.mjs';
+import { benchEnvironment, machineSpeedProbe, proTeamWithApp, quiet, root } from './bench-support.mjs';
 import { cpuPerUnit, cpuSnapshot } from './process-cpu.mjs';
 
 const { testCertificates } = await import(`${root}packages/test-support/dist/index.js`);
@@ -164,6 +164,7 @@ const cpuGroups = () => ({ worker: workers.map((worker) => worker.pid), receiver
 
 async function throughput(label) {
   await ask('reset', 'reset');
+  const probeMs = machineSpeedProbe();
   const rows = Array.from({ length: events }, eventRow);
   const cpuBefore = cpuSnapshot(cpuGroups());
   const started = Date.now();
@@ -172,7 +173,7 @@ async function throughput(label) {
   const delivered = await waitForDeliveries(expected, 120_000);
   const seconds = (Date.now() - started) / 1000;
   const cpu = cpuPerUnit(cpuBefore, cpuSnapshot(cpuGroups()), delivered);
-  console.log(`${label}: ${delivered} of ${expected} deliveries in ${seconds.toFixed(2)} s = ${Math.round(delivered / seconds)} deliveries/s`);
+  console.log(`${label}: ${delivered} of ${expected} deliveries in ${seconds.toFixed(2)} s = ${Math.round(delivered / seconds)} deliveries/s (machine speed probe ${probeMs} ms)`);
   console.log(`  CPU per delivery: ${cpu}`);
 }
 
@@ -182,6 +183,7 @@ function percentile(sorted, p) {
 
 async function latency(label) {
   await ask('reset', 'reset');
+  const probeMs = machineSpeedProbe();
   const since = new Date();
   const cpuBefore = cpuSnapshot(cpuGroups());
   const perTick = Math.max(1, Math.round(rate / 100));
@@ -197,7 +199,7 @@ async function latency(label) {
   const cpu = cpuPerUnit(cpuBefore, cpuSnapshot(cpuGroups()), expected);
   const latencies = (await ask('report', 'latencies')).latencies.sort((a, b) => a - b);
   console.log(
-    `${label}: ${perTick * 100} events/s x ${endpointsPerApp} endpoints for ${rateSeconds} s; event-to-delivery latency p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, p99 ${percentile(latencies, 99)} ms (${latencies.length} of ${expected} delivered)`,
+    `${label}: ${perTick * 100} events/s x ${endpointsPerApp} endpoints for ${rateSeconds} s; event-to-delivery latency p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, p99 ${percentile(latencies, 99)} ms (${latencies.length} of ${expected} delivered; machine speed probe ${probeMs} ms)`,
   );
   console.log(`  stages: ${await stages(since)}`);
   console.log(`  CPU per delivery: ${cpu}`);
