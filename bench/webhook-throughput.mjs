@@ -6,6 +6,7 @@
 //   BENCH_EVENTS=2000 BENCH_ENDPOINTS=4 BENCH_RATE=500 BENCH_RATE_SECONDS=10 node bench/webhook-throughput.mjs
 //   BENCH_EVENTS=200 BENCH_ENDPOINTS=1 node bench/webhook-throughput.mjs    (latency at one endpoint)
 //   BENCH_WORKERS=1 node bench/webhook-throughput.mjs                        (one worker process only)
+//   BENCH_WARMUP_EVENTS=2000 BENCH_WARMUP_RATE_SECONDS=3                       (the warm-ups, as by default)
 //
 // Targets: >= 3000 deliveries/s; p99 event-to-delivery latency < 25 ms at 500 events/s.
 import { fork, spawn } from 'node:child_process';
@@ -24,7 +25,17 @@ const events = Number(process.env.BENCH_EVENTS ?? 2000);
 const endpointsPerApp = Number(process.env.BENCH_ENDPOINTS ?? 4);
 const rate = Number(process.env.BENCH_RATE ?? 500);
 const rateSeconds = Number(process.env.BENCH_RATE_SECONDS ?? 10);
+// Warm-up before each measured phase: a burst of at least 2,000 events, and a few seconds at the
+// measured rate. A fresh process spends its first seconds compiling its hot code (profiled: V8's
+// optimising compiler was the largest share of a worker's CPU while a latency phase ran after a
+// 200-event warm-up), which a service that runs for days does not; the figures are for the latter.
+const warmUpEvents = Number(process.env.BENCH_WARMUP_EVENTS ?? Math.max(events, 2000));
+const warmUpRateSeconds = Number(process.env.BENCH_WARMUP_RATE_SECONDS ?? 3);
+// Worker processes are added between phases, never removed: the counts go up.
 const workerCounts = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number);
+if (workerCounts.some((count, n) => !(count >= 1) || (n > 0 && count <= workerCounts[n - 1]))) {
+  throw new Error(`BENCH_WORKERS must be rising worker counts, such as 1,2 (was ${process.env.BENCH_WORKERS})`);
+}
 
 const bench = await benchEnvironment();
 const databaseUrl = bench.databaseUrl;
@@ -162,14 +173,14 @@ async function recordedAttempts() {
 // The api (with its relay) and the load generator share this process.
 const cpuGroups = () => ({ worker: workers.map((worker) => worker.pid), receiver: [receiver.pid], 'api and load': [process.pid] });
 
-async function throughput(label) {
+async function throughput(label, burst) {
   await ask('reset', 'reset');
   const probeMs = machineSpeedProbe();
-  const rows = Array.from({ length: events }, eventRow);
+  const rows = Array.from({ length: burst }, eventRow);
   const cpuBefore = cpuSnapshot(cpuGroups());
   const started = Date.now();
   await writeEvents(rows);
-  const expected = events * endpointsPerApp;
+  const expected = burst * endpointsPerApp;
   const delivered = await waitForDeliveries(expected, 120_000);
   const seconds = (Date.now() - started) / 1000;
   const cpu = cpuPerUnit(cpuBefore, cpuSnapshot(cpuGroups()), delivered);
@@ -181,13 +192,13 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function latency(label) {
+async function latency(label, durationSeconds) {
   await ask('reset', 'reset');
   const probeMs = machineSpeedProbe();
   const since = new Date();
   const cpuBefore = cpuSnapshot(cpuGroups());
   const perTick = Math.max(1, Math.round(rate / 100));
-  const ticks = rateSeconds * 100;
+  const ticks = durationSeconds * 100;
   for (let tick = 0; tick < ticks; tick += 1) {
     const tickStart = Date.now();
     await writeEvents(Array.from({ length: perTick }, eventRow));
@@ -199,7 +210,7 @@ async function latency(label) {
   const cpu = cpuPerUnit(cpuBefore, cpuSnapshot(cpuGroups()), expected);
   const latencies = (await ask('report', 'latencies')).latencies.sort((a, b) => a - b);
   console.log(
-    `${label}: ${perTick * 100} events/s x ${endpointsPerApp} endpoints for ${rateSeconds} s; event-to-delivery latency p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, p99 ${percentile(latencies, 99)} ms (${latencies.length} of ${expected} delivered; machine speed probe ${probeMs} ms)`,
+    `${label}: ${perTick * 100} events/s x ${endpointsPerApp} endpoints for ${durationSeconds} s; event-to-delivery latency p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, p99 ${percentile(latencies, 99)} ms (${latencies.length} of ${expected} delivered; machine speed probe ${probeMs} ms)`,
   );
   console.log(`  stages: ${await stages(since)}`);
   console.log(`  CPU per delivery: ${cpu}`);
@@ -210,9 +221,10 @@ for (const count of workerCounts) {
   while (workers.length < count) workers.push(startWorker());
   if (count > 1) await new Promise((resolve) => setTimeout(resolve, 2000));
   const label = count === 1 ? '1 worker' : `${count} workers`;
-  await throughput(`${label}, warm-up`);
-  await throughput(label);
-  await latency(label);
+  await throughput(`${label}, warm-up`, warmUpEvents);
+  await throughput(label, events);
+  if (warmUpRateSeconds > 0) await latency(`${label}, warm-up`, warmUpRateSeconds);
+  await latency(label, rateSeconds);
 }
 const { tlsConnections } = await ask('report', 'tlsConnections');
 console.log(`attempts recorded: ${await recordedAttempts()}; TLS connections accepted by the receiver: ${tlsConnections}`);
