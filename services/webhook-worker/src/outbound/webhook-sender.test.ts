@@ -84,7 +84,7 @@ describe('WebhookSender', () => {
     });
     const result = await sender.send(url, '{}', {});
     expect(result.error).toBe(`ETIMEDOUT: no complete answer within ${TIMEOUT_MS} ms`);
-    expect(result.durationMs).toBeLessThan(TIMEOUT_MS * 3);
+    expect(result.durationMs).toBeLessThan(TIMEOUT_MS + 1_500);
   });
 
   it('sends the next attempt normally after one timed out on the same receiver', async () => {
