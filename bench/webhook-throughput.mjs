@@ -218,8 +218,9 @@ async function latency(label, durationSeconds) {
 
 await new Promise((resolve) => setTimeout(resolve, 1000));
 // Each worker count starts from the same empty, vacuumed history: otherwise the second starts on
-// the first one's 100,000 rows, and PostgreSQL's autovacuum of them took a third of the second's
-// throughput (measured: 1,370 to 1,480 deliveries/s after the first, 2,600 on its own).
+// the first one's 100,000 rows, which cost it a third of its throughput (measured: 1,370 to 1,480
+// deliveries/s after the first, 2,600 on its own, PostgreSQL's CPU per delivery three times as
+// high; vacuuming and analysing those rows is the likely part).
 async function emptyHistory() {
   await writer.query('TRUNCATE webhooks.delivery_attempts, webhooks.deliveries, webhooks.received_events, api.outbox_events');
   await writer.query('VACUUM ANALYZE webhooks.delivery_attempts, webhooks.deliveries, webhooks.received_events, api.outbox_events');
