@@ -5,7 +5,7 @@ import { isPublicAddress, urlProblem } from './address-policy.js';
 /**
  * The save-time check of an endpoint URL: its form (https, a public host name or address) and
  * every address its name resolves to now. (The address actually dialled is checked again at
- * each connection: see safe-agent.ts.) Hosts on the allowlist skip the address checks; it is
+ * each connection: see safe-lookup.ts.) Hosts on the allowlist skip the address checks; it is
  * empty by default and exists for local test receivers.
  */
 export class EndpointUrlPolicy {
