@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { signatureHmac } from './hmac.js';
 
 export interface SignOptions {
@@ -7,9 +8,10 @@ export interface SignOptions {
 
 /**
  * The `X-Service-Signature` value for a body, made as the sender makes it: HMAC-SHA256 with the
- * secret over `<t>.<raw body>`.
+ * secret over `<t>.<raw body>`. The secret may be given as a KeyObject of its UTF-8 bytes
+ * (`crypto.createSecretKey`), which a signer of many endpoints keeps per secret.
  */
-export function sign(rawBody: string | Buffer | Uint8Array, secret: string, options: SignOptions = {}): string {
+export function sign(rawBody: string | Buffer | Uint8Array, secret: string | KeyObject, options: SignOptions = {}): string {
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   const v1 = signatureHmac(secret, timestamp, rawBody).digest('hex');
   return `t=${timestamp},v1=${v1}`;

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { WebhookVerificationError, generateTestHeader, sign, verify } from './index.js';
 import type { WebhookVerificationReason } from './index.js';
@@ -37,6 +37,10 @@ describe('verify', () => {
   it('accepts what sign and generateTestHeader make', () => {
     expect(() => verify(body, sign(body, secret, { timestamp: t }), secret, { now: at(t) })).not.toThrow();
     expect(() => verify(body, generateTestHeader({ payload: body, secret }), secret)).not.toThrow();
+  });
+
+  it('signs with a secret given as a KeyObject exactly as with the string', () => {
+    expect(sign(body, createSecretKey(Buffer.from(secret, 'utf8')), { timestamp: t })).toBe(sign(body, secret, { timestamp: t }));
   });
 
   it('refuses a parsed body as body_not_raw, telling to pass the raw bytes', () => {

@@ -1,3 +1,5 @@
+import { createSecretKey } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { LimitFunction } from 'p-limit';
 import type { Logger } from '@feedback/logging';
@@ -47,7 +49,7 @@ export class AttemptMaker {
   private readonly struggleAfterMs: number;
   private readonly maxAttempts: number;
   private readonly limit: LimitFunction;
-  private readonly openedSecrets = new Map<string, string>();
+  private readonly openedSecrets = new Map<string, KeyObject>();
 
   constructor(private readonly options: AttemptMakerOptions) {
     this.limit = pLimit(options.concurrency ?? 64);
@@ -126,18 +128,19 @@ export class AttemptMaker {
   }
 
   /**
-   * The endpoint's secret, unsealed once per sealed value rather than per attempt. Keyed by the
-   * sealed text, which each attempt reads afresh: a rotated secret is a new key, and the previous
-   * one is never used again.
+   * The endpoint's secret as a signing key, unsealed once per sealed value rather than per
+   * attempt. Keyed by the sealed text, which each attempt reads afresh: a rotated secret is a new
+   * key, and the previous one is never used again. Kept here, one per endpoint, rather than in
+   * the signing library's small cache of string secrets, which many endpoints would churn.
    */
-  private openSecret(sealed: string): string {
-    let secret = this.openedSecrets.get(sealed);
-    if (secret === undefined) {
+  private openSecret(sealed: string): KeyObject {
+    let key = this.openedSecrets.get(sealed);
+    if (key === undefined) {
       if (this.openedSecrets.size >= OPENED_SECRETS_KEPT) this.openedSecrets.clear();
-      secret = this.options.secrets.open(sealed);
-      this.openedSecrets.set(sealed, secret);
+      key = createSecretKey(Buffer.from(this.options.secrets.open(sealed), 'utf8'));
+      this.openedSecrets.set(sealed, key);
     }
-    return secret;
+    return key;
   }
 
   /**
