@@ -1,5 +1,4 @@
 import type { ConfirmChannel } from 'amqplib';
-import { topologyNames } from './topology.js';
 import type { TopologyNames } from './topology.js';
 
 /** The production retry schedule of specification section 8: 5, 15, 45, 135 and 405 minutes. */
@@ -51,26 +50,4 @@ export async function declareWebhookTopology(channel: ConfirmChannel, queues: We
       },
     });
   }
-}
-
-/**
- * Every durable queue and exchange the services declare under a namespace, so a test run or a
- * benchmark can remove what it made: quorum queues left behind slow the broker for everyone.
- */
-export function durableBrokerObjects(namespace: string, retryDelaysMs: readonly number[] = PRODUCTION_RETRY_DELAYS_MS): { queues: string[]; exchanges: string[] } {
-  const names = topologyNames(namespace);
-  const webhooks = webhookQueueNames(names, retryDelaysMs);
-  return {
-    queues: [
-      names.workerDomainEventsQueue,
-      names.keyUsageQueue,
-      names.rpcQueue('authority'),
-      names.rpcQueue('webhook-worker'),
-      webhooks.deliver,
-      webhooks.abandoned,
-      webhooks.throttle.queue,
-      ...webhooks.retries.map((retry) => retry.queue),
-    ],
-    exchanges: [names.domainEvents, names.authorityEvents],
-  };
 }

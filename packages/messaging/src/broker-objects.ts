@@ -1,0 +1,24 @@
+import { topologyNames } from './topology.js';
+import { PRODUCTION_RETRY_DELAYS_MS, webhookQueueNames } from './webhook-topology.js';
+
+/**
+ * Every durable queue and exchange the services declare under a namespace, so a test run or a
+ * benchmark can remove what it made: quorum queues left behind slow the broker for everyone.
+ */
+export function durableBrokerObjects(namespace: string, retryDelaysMs: readonly number[] = PRODUCTION_RETRY_DELAYS_MS): { queues: string[]; exchanges: string[] } {
+  const names = topologyNames(namespace);
+  const webhooks = webhookQueueNames(names, retryDelaysMs);
+  return {
+    queues: [
+      names.workerDomainEventsQueue,
+      names.keyUsageQueue,
+      names.rpcQueue('authority'),
+      names.rpcQueue('webhook-worker'),
+      webhooks.deliver,
+      webhooks.abandoned,
+      webhooks.throttle.queue,
+      ...webhooks.retries.map((retry) => retry.queue),
+    ],
+    exchanges: [names.domainEvents, names.authorityEvents],
+  };
+}
