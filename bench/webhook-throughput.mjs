@@ -170,6 +170,16 @@ async function recordedAttempts() {
   return `${n} (${failed} failed${reasons ? `: ${reasons}` : ''}); request duration p50 ${p50} ms, p99 ${p99} ms`;
 }
 
+// Transactions committed in the benchmark's database so far, by every process: each is a round
+// trip and a wake-up of a PostgreSQL backend, which is what small batches cost. (PostgreSQL
+// publishes these counts within a second or so; the phases are longer.)
+async function commits() {
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const { rows } = await writer.query('SELECT xact_commit::int AS n FROM pg_stat_database WHERE datname = current_database()');
+  return rows[0].n;
+}
+const perDelivery = (count, deliveries) => (count / deliveries).toFixed(2);
+
 // The api (with its relay) and the load generator share this process.
 const cpuGroups = () => ({ worker: workers.map((worker) => worker.pid), receiver: [receiver.pid], 'api and load': [process.pid] });
 
@@ -177,6 +187,7 @@ async function throughput(label, burst) {
   await ask('reset', 'reset');
   const probeMs = machineSpeedProbe();
   const rows = Array.from({ length: burst }, eventRow);
+  const commitsBefore = await commits();
   const cpuBefore = cpuSnapshot(cpuGroups());
   const started = Date.now();
   await writeEvents(rows);
@@ -185,7 +196,7 @@ async function throughput(label, burst) {
   const seconds = (Date.now() - started) / 1000;
   const cpu = cpuPerUnit(cpuBefore, cpuSnapshot(cpuGroups()), delivered);
   console.log(`${label}: ${delivered} of ${expected} deliveries in ${seconds.toFixed(2)} s = ${Math.round(delivered / seconds)} deliveries/s (machine speed probe ${probeMs} ms)`);
-  console.log(`  CPU per delivery: ${cpu}`);
+  console.log(`  CPU per delivery: ${cpu}; PostgreSQL transactions per delivery ${perDelivery((await commits()) - commitsBefore, delivered)}`);
 }
 
 function percentile(sorted, p) {
@@ -196,6 +207,7 @@ async function latency(label, durationSeconds) {
   await ask('reset', 'reset');
   const probeMs = machineSpeedProbe();
   const since = new Date();
+  const commitsBefore = await commits();
   const cpuBefore = cpuSnapshot(cpuGroups());
   const perTick = Math.max(1, Math.round(rate / 100));
   const ticks = durationSeconds * 100;
@@ -212,8 +224,9 @@ async function latency(label, durationSeconds) {
   console.log(
     `${label}: ${perTick * 100} events/s x ${endpointsPerApp} endpoints for ${durationSeconds} s; event-to-delivery latency p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, p99 ${percentile(latencies, 99)} ms (${latencies.length} of ${expected} delivered; machine speed probe ${probeMs} ms)`,
   );
+  const committed = (await commits()) - commitsBefore;
   console.log(`  stages: ${await stages(since)}`);
-  console.log(`  CPU per delivery: ${cpu}`);
+  console.log(`  CPU per delivery: ${cpu}; PostgreSQL transactions per delivery ${perDelivery(committed, expected)}`);
 }
 
 await new Promise((resolve) => setTimeout(resolve, 1000));
