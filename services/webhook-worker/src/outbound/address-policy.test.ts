@@ -6,6 +6,9 @@ describe('webhook address policy', () => {
     '127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1',
     '255.255.255.255', '192.0.2.1', '198.51.100.7', '203.0.113.9', '198.18.0.1', '240.0.0.1', '192.0.0.8',
     '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '2001:db8::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '64:ff9b::7f00:1',
+    // IPv4-compatible (deprecated) forms of loopback and the metadata address, unassigned space,
+    // and the 6to4 and Teredo ranges, which carry an IPv4 address of their own.
+    '::7f00:1', '::127.0.0.1', '::a9fe:a9fe', '4000::1', '100::1', '2002:7f00:1::1', '2001:0:7f00:1::1',
   ])('refuses %s', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
@@ -25,6 +28,7 @@ describe('webhook address policy', () => {
     ['https://0177.0.0.1/hook', 'must not point'],
     ['https://[::1]/hook', 'must not point'],
     ['https://[::ffff:169.254.169.254]/hook', 'must not point'],
+    ['https://[::127.0.0.1]/hook', 'must not point'],
     ['https://user:pass@example.com/hook', 'credentials'],
     ['not a url', 'not a valid URL'],
   ])('refuses %s', (url, problem) => {

@@ -1,10 +1,14 @@
 import ipaddr from 'ipaddr.js';
 
+/** The IPv6 space routed on the internet. */
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
 /**
  * Which addresses webhooks may be sent to: public unicast only. Everything else is refused,
  * in IPv4 and IPv6 (IPv4-mapped IPv6 is judged as the IPv4 it carries): loopback, private,
  * link-local (with the cloud metadata address), carrier-grade NAT, multicast, broadcast,
- * reserved, documentation and benchmarking ranges, unique-local, and unspecified.
+ * reserved, documentation and benchmarking ranges, unique-local, unspecified, and any IPv6
+ * address outside global unicast.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
@@ -23,7 +27,10 @@ export function isPublicAddress(address: string): boolean {
     ];
     return !blocked.some(([network, bits]) => v4.match(ipaddr.IPv4.parse(network), bits));
   }
-  return true;
+  // ipaddr.js calls every IPv6 address outside its named ranges unicast, also the deprecated
+  // IPv4-compatible ::a.b.c.d (::7f00:1 is 127.0.0.1) and unassigned space; only global unicast
+  // (2000::/3) is routed on the internet.
+  return (parsed as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
 }
 
 /** Why a URL cannot be a webhook endpoint, or undefined when its form is acceptable. */
