@@ -52,11 +52,14 @@ export interface ReceivedRequest {
 
 /**
  * A real HTTPS server standing in for a customer's webhook receiver. It records every request
- * and answers with whatever `answer` says (status and optional headers), 200 by default.
+ * and answers with whatever `answer` says (status, optional headers and body), 200 by default;
+ * the body is `answer <status>` unless given.
  */
 export class HttpsReceiver {
   readonly received: ReceivedRequest[] = [];
-  answer: (request: ReceivedRequest, index: number) => { status: number; headers?: Record<string, string>; delayMs?: number } = () => ({ status: 200 });
+  answer: (request: ReceivedRequest, index: number) => { status: number; headers?: Record<string, string>; body?: string | Buffer; delayMs?: number } = () => ({
+    status: 200,
+  });
 
   private constructor(private readonly server: Server) {}
 
@@ -70,10 +73,10 @@ export class HttpsReceiver {
       request.on('end', () => {
         const received = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
         const index = receiver!.received.push(received) - 1;
-        const { status, headers, delayMs } = receiver!.answer(received, index);
+        const { status, headers, body, delayMs } = receiver!.answer(received, index);
         setTimeout(() => {
           response.writeHead(status, headers);
-          response.end(`answer ${status}`);
+          response.end(body ?? `answer ${status}`);
         }, delayMs ?? 0);
       });
     });

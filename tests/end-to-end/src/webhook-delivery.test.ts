@@ -119,6 +119,22 @@ describe('webhook delivery', () => {
     }
   }, 30_000);
 
+  it('records an answer whose start holds a NUL byte, and goes on with the schedule', async () => {
+    const target = await receiver();
+    target.answer = (_request, index) => ({ status: index === 0 ? 500 : 200, body: Buffer.from('bad\0answer') });
+    const { id: endpointId } = await endpointFor(target, ['suggestion.created']);
+    await suggest('NUL in the answer');
+    const delivery = await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { endpointId, status: 'delivered' }, include: { attemptLog: { orderBy: { number: 'asc' } } } }).then((row) => row ?? undefined),
+      { what: 'delivery on the second attempt', timeoutMs: 15_000 },
+    );
+    expect(delivery.attemptLog.map((attempt) => [attempt.responseCode, attempt.responseBodyStart])).toEqual([
+      [500, 'bad\uFFFDanswer'],
+      [200, 'bad\uFFFDanswer'],
+    ]);
+    expect(target.received).toHaveLength(2);
+  });
+
   it('counts a redirect as a failed attempt and never follows it', async () => {
     const target = await receiver();
     const elsewhere = await receiver();

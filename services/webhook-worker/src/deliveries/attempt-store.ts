@@ -90,6 +90,15 @@ const RECORD_SQL = `
   ON CONFLICT (delivery_id, number) DO NOTHING`;
 
 /**
+ * Text from a receiver (the start of its answer, an error naming its certificate) as PostgreSQL
+ * can store it: text cannot hold a NUL character, and one would fail the whole statement, every
+ * attempt recorded with it, and the message again each time it came back.
+ */
+function storableText(text: string | null): string | null {
+  return text === null || !text.includes('\0') ? text : text.replaceAll('\0', '\uFFFD');
+}
+
+/**
  * The delivery hot path's reads and writes, in plain SQL over the worker's pool. Attempts running
  * at the same moment share statements (statementBatches): their loads are one SELECT, and their
  * outcomes one INSERT-and-UPDATE, so the database sees a few statements per batch instead of
@@ -135,14 +144,15 @@ export class AttemptStore {
 
   private async recordMany(outcomes: readonly AttemptOutcome[]): Promise<void[]> {
     const column = <K extends keyof AttemptOutcome>(key: K) => outcomes.map((outcome) => outcome[key]);
+    const textColumn = (key: 'error' | 'responseBodyStart') => outcomes.map((outcome) => storableText(outcome[key]));
     await this.pool.query({ name: 'record-attempts', text: RECORD_SQL, values: [
       column('deliveryId'),
       column('number'),
       column('startedAt'),
       column('durationMs'),
       column('responseCode'),
-      column('error'),
-      column('responseBodyStart'),
+      textColumn('error'),
+      textColumn('responseBodyStart'),
       column('status'),
     ] });
     return outcomes.map(() => undefined);
