@@ -87,15 +87,16 @@ export class AttemptMaker {
     this.busy.set(delivery.endpointId, (this.busy.get(delivery.endpointId) ?? 0) + 1);
     try {
       const rawBody = delivery.body;
-      const headers = {
-        // Signed afresh at every attempt (the published library's own signer), so a retry hours
-        // later still passes a receiver's 300-second check.
-        [SIGNATURE_HEADER]: sign(rawBody, this.openSecret(delivery.secretEncrypted)),
-        [EVENT_HEADER]: delivery.eventType,
-        [DELIVERY_HEADER]: delivery.id,
-      };
       const { startedAt, result } = await this.limit(async () => {
         const startedAt = new Date();
+        const headers = {
+          // Signed afresh at every attempt (the published library's own signer), so a retry hours
+          // later still passes a receiver's 300-second check; signed once the attempt has its
+          // slot, so the time in the signature is the time it is sent.
+          [SIGNATURE_HEADER]: sign(rawBody, this.openSecret(delivery.secretEncrypted)),
+          [EVENT_HEADER]: delivery.eventType,
+          [DELIVERY_HEADER]: delivery.id,
+        };
         return { startedAt, result: await this.options.sender.send(delivery.url, rawBody, headers) };
       });
       const delivered = result.status !== undefined && result.status >= 200 && result.status < 300;
