@@ -6,6 +6,7 @@ export type { DomainEvent, EventName } from './domain-event.js';
 export { rpcMethods, rpcReplyContract, rpcErrorSchema, DELIVERY_STATUSES } from './rpc.js';
 export type { RpcMethod, RpcRequest, RpcResult, RpcReply } from './rpc.js';
 export { SCOPE_NAMES } from './scopes.js';
+export { MAX_RECORD_ID } from './record-id.js';
 export type { Scope } from './scopes.js';
 export { ROLES, PLANS, KEY_ACTIONS, actorSchema, apiKeySchema, appSchema, memberSchema, teamSchema, keyAuditEntrySchema } from './authority-views.js';
 export { keyChangeContract, keyUsageContract } from './authority-events.js';

@@ -11,6 +11,7 @@ import {
   scopeSchema,
   teamSchema,
 } from './authority-views.js';
+import { recordIdSchema } from './record-id.js';
 
 /**
  * Commands and queries between services travel as RPC over RabbitMQ. The method name says which
@@ -286,13 +287,13 @@ export const rpcMethods = {
   },
   /** Owner or Admin. */
   'authority.getApiKey': {
-    request: defineContract('authority.getApiKey.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
+    request: defineContract('authority.getApiKey.request', withActor({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.getApiKey.result', apiKeySchema),
   },
   /** Owner or Admin: grant or remove scopes, or set Full access. */
   'authority.changeKeyScopes': {
     request: defineContract('authority.changeKeyScopes.request', withActor({
-      app_id: { type: 'integer' },
+      app_id: recordIdSchema,
       grant: { type: 'array', items: scopeSchema, uniqueItems: true, maxItems: 20 },
       remove: { type: 'array', items: scopeSchema, uniqueItems: true, maxItems: 20 },
       full_access: { type: 'boolean' },
@@ -301,16 +302,19 @@ export const rpcMethods = {
   },
   /** Owner or Admin. Returns once every api instance has dropped the key. */
   'authority.revokeKey': {
-    request: defineContract('authority.revokeKey.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
+    request: defineContract('authority.revokeKey.request', withActor({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.revokeKey.result', apiKeySchema),
   },
   'authority.restoreKey': {
-    request: defineContract('authority.restoreKey.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
+    request: defineContract('authority.restoreKey.request', withActor({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.restoreKey.result', apiKeySchema),
   },
-  /** Owner or Admin. The result holds the new secret key, shown once; the old one is refused at once. */
+  /**
+   * Owner or Admin. The result holds the new secret key, shown once; the old one is refused at
+   * once. Errors: key_revoked (only an active key rotates).
+   */
   'authority.rotateKey': {
-    request: defineContract('authority.rotateKey.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
+    request: defineContract('authority.rotateKey.request', withActor({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.rotateKey.result', {
       type: 'object',
       required: ['api_key', 'secret_key'],
@@ -320,7 +324,7 @@ export const rpcMethods = {
   },
   /** Owner or Admin. Newest first. */
   'authority.listKeyAudit': {
-    request: defineContract('authority.listKeyAudit.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
+    request: defineContract('authority.listKeyAudit.request', withActor({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.listKeyAudit.result', listOf(keyAuditEntrySchema)),
   },
   /**
@@ -363,7 +367,7 @@ export const rpcMethods = {
   },
   /** Any member of the app's team. Errors: not_found (not an app of this team). */
   'authority.getApp': {
-    request: defineContract('authority.getApp.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
+    request: defineContract('authority.getApp.request', withActor({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.getApp.result', appSchema),
   },
   /** Creates an endpoint; the result shows its signing secret, once. Errors: plan_limit_reached, unsafe_url. */
@@ -404,7 +408,7 @@ export const rpcMethods = {
    * Answers the app and the team's plan. Errors: insufficient_role, not_found.
    */
   'authority.authorizeWebhookManagement': {
-    request: defineContract('authority.authorizeWebhookManagement.request', withActor({ app_id: { type: 'integer' } }, ['app_id'])),
+    request: defineContract('authority.authorizeWebhookManagement.request', withActor({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.authorizeWebhookManagement.result', appWithPlanSchema),
   },
   /** Send test: a webhook.ping to this endpoint only, through the delivery pipeline. */

@@ -59,6 +59,15 @@ describe('analytics', () => {
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ error: 'validation_failed', field: '/from' });
   });
+
+  it.each([
+    ['from', 'from=2024-06-30T23:59:60Z&to=2024-07-02T00:00:00Z'],
+    ['to', 'from=2024-06-01T00:00:00Z&to=2024-06-30T23:59:60Z'],
+  ])('refuses a leap second in `%s`, which names no instant, with 400 validation_failed', async (field, query) => {
+    const answer = await api('GET', `/analytics?${query}`);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: 'validation_failed', field: `/${field}` });
+  });
 });
 
 describe('privacy', () => {

@@ -73,6 +73,18 @@ describe('scopes', () => {
     expect((await createSuggestion(secretKey)).status).toBe(201);
   });
 
+  it('keeps every one of several grants made at the same moment, and audits each', async () => {
+    const { appId } = await newApp();
+    const grants = ['suggestions:write', 'tickets:write', 'analytics:read', 'privacy:read'];
+    const answers = await Promise.all(grants.map((scope) => grantScopes(url(), owner.token, appId, [scope])));
+    expect(answers.map((answer) => answer.status)).toEqual(grants.map(() => 200));
+    const view = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key`);
+    expect([...(view.body['scopes'] as string[])].sort()).toEqual(['suggestions:read', 'tickets:read', ...grants].sort());
+    const audit = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key/audit`);
+    const granted = (audit.body['items'] as Array<{ action: string; scopes: string[] }>).filter((item) => item.action === 'scopes_granted');
+    expect(granted.flatMap((item) => item.scopes).sort()).toEqual([...grants].sort());
+  });
+
   it('refuses an unknown scope, naming the field', async () => {
     const { appId } = await newApp();
     const answer = await dashboard('PATCH', `/dashboard/v1/apps/${appId}/api-key`, { grant: ['everything:write'] });
@@ -112,6 +124,36 @@ describe('revoke, restore and rotate', () => {
     expect(old.status).toBe(401);
     expect(old.body).toMatchObject({ error: 'invalid_api_key' });
     expect((await createSuggestion(fresh)).status).toBe(201);
+  });
+
+  it('rotate: refused with 409 key_revoked while the key is revoked, which stays revoked and unchanged', async () => {
+    const { appId, secretKey } = await newApp();
+    await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/revoke`);
+    const rotated = await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/rotate`);
+    expect(rotated.status).toBe(409);
+    expect(rotated.body).toMatchObject({ error: 'key_revoked' });
+    expect(rotated.body).not.toHaveProperty('secret_key');
+    const view = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key`);
+    expect(view.body).toMatchObject({ status: 'revoked', display_prefix: `${secretKey.slice(0, 12)}…`, rotated_at: null });
+    const audit = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key/audit`);
+    expect((audit.body['items'] as Array<{ action: string }>).map((item) => item.action)).toEqual(['revoked', 'created']);
+    const refused = await createSuggestion(secretKey);
+    expect(refused.body).toMatchObject({ error: 'revoked_api_key' });
+    expect(refused.body['message']).not.toMatch(/rotate/i);
+  });
+});
+
+describe('an app id no app can have', () => {
+  it.each(['2147483648', '99999999999999999999'])('is answered 404 not_found, like an app of another team: %s', async (id) => {
+    for (const [method, path] of [
+      ['GET', `/dashboard/v1/apps/${id}/api-key`],
+      ['PATCH', `/dashboard/v1/apps/${id}/api-key`],
+      ['POST', `/dashboard/v1/apps/${id}/api-key/revoke`],
+      ['GET', `/dashboard/v1/apps/${id}/suggestions`],
+    ] as const) {
+      const answer = await dashboard(method, path, method === 'PATCH' ? { full_access: true } : undefined);
+      expect({ method, path, status: answer.status, error: answer.body['error'] }).toEqual({ method, path, status: 404, error: 'not_found' });
+    }
   });
 });
 

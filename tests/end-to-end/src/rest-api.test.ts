@@ -203,6 +203,32 @@ describe('bad input', () => {
     expect(response.body).toMatchObject({ error: 'invalid_cursor' });
   });
 
+  it.each([
+    ['a leap second', 'updated_since=2024-06-30T23:59:60Z'],
+    ['a leap second with an offset', 'updated_since=2024-07-01T01:59:60%2B02:00'],
+  ])('gets 400 validation_failed for a timestamp that is well-formed but names no instant: %s', async (_case, query) => {
+    const response = await get(`/api/v1/suggestions?${query}`);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: 'validation_failed', field: '/updated_since' });
+  });
+
+  it.each([
+    ['an id beyond any record', { o: 'n', t: '2024-01-01T00:00:00.000Z', i: 1e20 }],
+    ['an id beyond a database integer', { o: 'n', t: '2024-01-01T00:00:00.000Z', i: 2 ** 31 }],
+    ['a time the database cannot hold', { o: 'n', t: '-100000-01-01T00:00:00.000Z', i: 1 }],
+  ])('gets 400 invalid_cursor for a crafted cursor with %s', async (_case, payload) => {
+    const cursor = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    const response = await get(`/api/v1/suggestions?cursor=${cursor}`);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: 'invalid_cursor', field: '/cursor' });
+  });
+
+  it('gets 400 validation_failed, not 500, for a path that is not valid percent-encoding', async () => {
+    const response = await get('/api/v1/privacy/users/50%off');
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: 'validation_failed' });
+  });
+
   it('gets 404 for an unknown route and 405 with Allow for a wrong method', async () => {
     expect((await get('/api/v1/nothing-here')).status).toBe(404);
     const wrong = await call(url(), 'DELETE', '/api/v1/suggestions', { key });

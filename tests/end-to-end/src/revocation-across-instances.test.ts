@@ -77,6 +77,28 @@ describe('with two api instances', () => {
     expect(retried.status).toBe(200);
   }, 30_000);
 
+  it('retrying a scope removal that was not confirmed confirms it again, though the scopes no longer change', async () => {
+    const app = await appWarmOnBothInstances();
+    const removeFullAccess = () =>
+      call(system.api.url, 'PATCH', `/dashboard/v1/apps/${app.appId}/api-key`, { token: owner.token, body: { full_access: false } });
+    const silent = await system.authority.prisma.apiInstance.create({
+      data: { id: randomUUID(), leaseUntil: new Date(Date.now() + 60_000) },
+    });
+    try {
+      expect((await removeFullAccess()).body).toMatchObject({ error: 'propagation_unconfirmed' });
+      // The change is saved, so the retry changes nothing; the silent instance still has not confirmed it.
+      const unconfirmed = await removeFullAccess();
+      expect(unconfirmed.status).toBe(503);
+      expect(unconfirmed.body).toMatchObject({ error: 'propagation_unconfirmed' });
+    } finally {
+      await system.authority.prisma.apiInstance.delete({ where: { id: silent.id } });
+    }
+    const retried = await removeFullAccess();
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({ full_access: false });
+    expect((await createSuggestion(second.url, app.secretKey)).status).toBe(403);
+  }, 30_000);
+
   it('an instance that stops ends its lease, so key changes no longer wait for it', async () => {
     const third = await system.startAnotherApi();
     await eventually(async () => ((await system.authority.prisma.apiInstance.count()) >= 3 ? true : undefined), { what: 'three leases' });

@@ -1,6 +1,7 @@
 import { SUGGESTION_STATUSES, TICKET_STATUSES, defineContract } from '@feedback/contracts';
 import type { PrismaClient } from '../database.js';
 import { ApiError } from '../http/api-error.js';
+import { parseInstant } from '../http/parse-instant.js';
 
 export const analyticsQueryContract = defineContract('analytics-query', {
   type: 'object',
@@ -64,8 +65,8 @@ function zeroes<const S extends readonly string[]>(statuses: S): Record<S[number
  */
 export async function analyticsFor(prisma: PrismaClient, appId: number, query: unknown) {
   const parsed = analyticsQueryContract.parse(query);
-  const to = parsed.to ? new Date(parsed.to) : new Date();
-  const from = parsed.from ? new Date(parsed.from) : new Date(to.getTime() - 30 * 86_400_000);
+  const to = parsed.to ? parseInstant(parsed.to, 'to') : new Date();
+  const from = parsed.from ? parseInstant(parsed.from, 'from') : new Date(to.getTime() - 30 * 86_400_000);
   if (from >= to) throw new ApiError('validation_failed', '`from` must be before `to`.', { field: '/from' });
   if (to.getTime() - from.getTime() > MAX_PERIOD_DAYS * 86_400_000) {
     throw new ApiError('validation_failed', `The period may be at most ${MAX_PERIOD_DAYS} days.`, { field: '/from' });

@@ -43,7 +43,7 @@ export function secretKeyAuth(verifier: SecretKeyVerifier, usage: KeyUsageRecord
       } catch (error) {
         if (error instanceof RpcError && error.code === 'unknown_key') throw unauthorized('invalid_api_key', INVALID);
         if (error instanceof RpcError && error.code === 'revoked_key') {
-          throw unauthorized('revoked_api_key', 'This secret key has been revoked. A team Owner or Admin can restore or rotate it.');
+          throw unauthorized('revoked_api_key', 'This secret key has been revoked. A team Owner or Admin can restore it in the dashboard (Settings -> API keys).');
         }
         throw error;
       }

@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   email_taken: 409,
   last_owner: 409,
+  key_revoked: 409,
   invalid_transition: 409,
   ticket_closed: 409,
   delivery_in_progress: 409,

@@ -10,6 +10,7 @@ const PASSED_THROUGH_RPC_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'not_found',
   'email_taken',
   'last_owner',
+  'key_revoked',
   'invalid_credentials',
   'propagation_unconfirmed',
   'unsafe_url',
@@ -49,6 +50,12 @@ function toApiError(error: unknown): ApiError {
   if (type === 'entity.too.large') return new ApiError('payload_too_large', 'The request body is too large.');
   if (status === 415 || type === 'encoding.unsupported') {
     return new ApiError('unsupported_media_type', 'Send the body as application/json.');
+  }
+  if (status === 413) return new ApiError('payload_too_large', 'The request body is too large.');
+  // The router and body-parser mark what the client got wrong with a 4xx status (a path that is
+  // not valid percent-encoding, for one): never our fault, so never a 500.
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new ApiError('validation_failed', error instanceof URIError ? 'The request path is not valid percent-encoding.' : 'The request could not be read.');
   }
   return new ApiError('internal_error', 'Something went wrong on our side. Retry later.');
 }

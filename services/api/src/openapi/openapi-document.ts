@@ -252,6 +252,7 @@ function dashboardCommandPaths(): Record<string, Record<string, unknown>> {
         ...rest,
         '401': unauthenticated,
         ...(route.public ? {} : { '403': forbidden, '404': missing }),
+        ...(route.conflicts ? { '409': errorResponse(`${route.conflicts.map((code) => `\`${code}\``).join(' or ')}.`) } : {}),
       },
     };
   }

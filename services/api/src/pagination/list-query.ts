@@ -1,5 +1,6 @@
-import { defineContract } from '@feedback/contracts';
+import { MAX_RECORD_ID, defineContract } from '@feedback/contracts';
 import { ApiError } from '../http/api-error.js';
+import { parseInstant } from '../http/parse-instant.js';
 
 /** Query parameters of both GET list endpoints; anything else is refused by name. */
 export const listQueryContract = defineContract('list-query', {
@@ -39,7 +40,7 @@ export function parseListQuery(query: unknown): ListRequest {
   if (limit < 1 || limit > MAX_LIMIT) {
     throw new ApiError('validation_failed', `limit must be between 1 and ${MAX_LIMIT}.`, { field: '/limit' });
   }
-  const order: ListOrder = parsed.updated_since ? { kind: 'updated_since', since: new Date(parsed.updated_since) } : { kind: 'newest_first' };
+  const order: ListOrder = parsed.updated_since ? { kind: 'updated_since', since: parseInstant(parsed.updated_since, 'updated_since') } : { kind: 'newest_first' };
   const request: ListRequest = { order, limit };
   if (parsed.cursor !== undefined) request.after = decodeCursor(parsed.cursor, order);
   return request;
@@ -53,6 +54,9 @@ export function encodeCursor(order: ListOrder, at: Date, id: number): string {
   return Buffer.from(JSON.stringify({ o: orderTag(order), t: at.toISOString(), i: id })).toString('base64url');
 }
 
+/** Date.toISOString of a year 0 to 9999. */
+const ENCODED_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 function decodeCursor(cursor: string, order: ListOrder): { at: Date; id: number } {
   const invalid = () => new ApiError('invalid_cursor', 'The cursor is not one this list gave, or belongs to another query. Start again without it.', { field: '/cursor' });
   let decoded: { o?: unknown; t?: unknown; i?: unknown };
@@ -61,9 +65,11 @@ function decodeCursor(cursor: string, order: ListOrder): { at: Date; id: number 
   } catch {
     throw invalid();
   }
-  const at = typeof decoded.t === 'string' ? new Date(decoded.t) : new Date(Number.NaN);
-  if (decoded.o !== orderTag(order) || Number.isNaN(at.getTime()) || !Number.isInteger(decoded.i)) throw invalid();
-  return { at, id: decoded.i as number };
+  // Only what encodeCursor writes: a time the database can hold and an id a record can have.
+  const at = typeof decoded.t === 'string' && ENCODED_TIME.test(decoded.t) ? new Date(decoded.t) : new Date(Number.NaN);
+  const id = Number.isInteger(decoded.i) ? (decoded.i as number) : -1;
+  if (decoded.o !== orderTag(order) || Number.isNaN(at.getTime()) || id < 0 || id > MAX_RECORD_ID) throw invalid();
+  return { at, id };
 }
 
 /** Prisma `where` and `orderBy` for one page of records with createdAt, updatedAt and id. */

@@ -1,4 +1,4 @@
-import { SUGGESTION_STATUSES, TICKET_STATUSES, defineContract } from '@feedback/contracts';
+import { MAX_RECORD_ID, SUGGESTION_STATUSES, TICKET_STATUSES, defineContract } from '@feedback/contracts';
 import { endUserSchema } from './end-user-schema.js';
 
 /** Bodies of the widget and dashboard product actions. */
@@ -76,7 +76,8 @@ export const ticketMessageRequest = defineContract('ticket-message-request', {
   },
 } as const);
 
-/** A numeric path parameter; anything else is a 404, as no such record exists. */
+/** A numeric path parameter; anything else, or an id beyond any record's, is a 404, as no such record exists. */
 export function recordId(raw: unknown): number {
-  return typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : -1;
+  const id = typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : -1;
+  return id <= MAX_RECORD_ID ? id : -1;
 }

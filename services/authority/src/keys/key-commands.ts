@@ -29,6 +29,12 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
     scopes: string[] = [],
   ) => tx.keyAuditEntry.create({ data: { appId, memberId: member.id, actorName: member.name, action, scopes } });
 
+  /** The key as it is now, locked until the transaction ends, for changes computed from it. */
+  async function lockKey(tx: Prisma.TransactionClient, keyId: string) {
+    await tx.$executeRaw`SELECT 1 FROM authority.api_keys WHERE id = ${keyId}::uuid FOR UPDATE`;
+    return tx.apiKey.findUniqueOrThrow({ where: { id: keyId } });
+  }
+
   return {
     async listApps({ actor }: RpcRequest<'authority.listApps'>): Promise<RpcResult<'authority.listApps'>> {
       await loadActor(prisma, actor);
@@ -83,20 +89,21 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
 
     async changeKeyScopes(request: RpcRequest<'authority.changeKeyScopes'>): Promise<RpcResult<'authority.changeKeyScopes'>> {
       const { member, key } = await authorize(request.actor, request.app_id, 'change API key scopes');
-      const current = new Set(key.scopes);
-      const granted = (request.grant ?? []).filter((scope) => !current.has(scope));
-      const removed = (request.remove ?? []).filter((scope) => current.has(scope));
-      const scopes = [...current].filter((scope) => !removed.includes(scope as Scope)).concat(granted);
-      const fullAccess = request.full_access ?? key.fullAccess;
       const updated = await prisma.$transaction(async (tx) => {
+        // Computed from the locked row, so two concurrent changes both survive and each audits what it changed.
+        const locked = await lockKey(tx, key.id);
+        const current = new Set(locked.scopes);
+        const granted = (request.grant ?? []).filter((scope) => !current.has(scope));
+        const removed = (request.remove ?? []).filter((scope) => current.has(scope));
+        const scopes = [...current].filter((scope) => !removed.includes(scope as Scope)).concat(granted);
+        const fullAccess = request.full_access ?? locked.fullAccess;
         if (granted.length > 0) await audit(tx, member, key.appId, 'scopes_granted', granted);
         if (removed.length > 0) await audit(tx, member, key.appId, 'scopes_removed', removed);
-        if (fullAccess !== key.fullAccess) await audit(tx, member, key.appId, fullAccess ? 'full_access_granted' : 'full_access_removed');
+        if (fullAccess !== locked.fullAccess) await audit(tx, member, key.appId, fullAccess ? 'full_access_granted' : 'full_access_removed');
         return tx.apiKey.update({ where: { id: key.id }, data: { scopes, fullAccess } });
       });
-      if (granted.length + removed.length > 0 || fullAccess !== key.fullAccess) {
-        await notifier.notify({ key_ids: [key.id], reason: 'scopes_changed' });
-      }
+      // Also when nothing changed: a retry after "propagation_unconfirmed" finds the change saved and must confirm it.
+      await notifier.notify({ key_ids: [key.id], reason: 'scopes_changed' });
       return apiKeyView(updated);
     },
 
@@ -125,6 +132,10 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
       const { member, key } = await authorize(actor, app_id, 'rotate API keys');
       const secret = generateSecretKey();
       const updated = await prisma.$transaction(async (tx) => {
+        // Specification 3: only an active key rotates. Checked on the locked row, so a revocation cannot slip in between.
+        if ((await lockKey(tx, key.id)).status !== 'active') {
+          throw new RpcError('key_revoked', 'A revoked key cannot be rotated. Restore it first, then rotate it.');
+        }
         await audit(tx, member, key.appId, 'rotated');
         return tx.apiKey.update({
           where: { id: key.id },

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Request } from 'express';
 import type { RpcMethod, RpcRequest } from '@feedback/contracts';
 import { memberAuth } from '../../auth/member-auth.js';
+import { recordId } from '../../product/request-schemas.js';
 import type { RouteContext } from '../route-context.js';
 import { DASHBOARD_ROUTES } from './dashboard-routes.js';
 import { productRouter } from './product/product-router.js';
@@ -12,10 +13,13 @@ import type { DashboardRoute } from './dashboard-routes.js';
 const bodyOf = (request: Request): Record<string, unknown> =>
   request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
 
-/** A path parameter as its field: app ids are numbers; anything else becomes NaN, which the contract refuses by name. */
+/**
+ * A path parameter as its field. App ids are numbers: one beyond any record's is an app no team
+ * has (404, as for another team's app); anything else becomes NaN, which the contract refuses by name.
+ */
 function paramValue(field: 'app_id' | 'member_id', raw: string): string | number {
   if (field === 'member_id') return raw;
-  return /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  return /^\d+$/.test(raw) ? recordId(raw) : Number.NaN;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { RpcMethod } from '@feedback/contracts';
+import type { ErrorCode } from '../../http/api-error.js';
 
 /**
  * Every /dashboard/v1 route. Each is one authority command: its request is the JSON body (if
@@ -19,23 +20,25 @@ export interface DashboardRoute {
   body?: boolean;
   /** Path parameter name -> command field. */
   params?: Record<string, 'app_id' | 'member_id'>;
+  /** Codes of the command's 409 answers, for the OpenAPI document. Default: none. */
+  conflicts?: readonly ErrorCode[];
 }
 
 const app = { appId: 'app_id' } as const;
 
 export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
-  { method: 'post', path: '/sign-up', command: 'authority.signUp', public: true, body: true, status: 201,
+  { method: 'post', path: '/sign-up', command: 'authority.signUp', public: true, body: true, status: 201, conflicts: ['email_taken'],
     summary: 'Creates a team on the Free plan and its Owner; answers a session.' },
   { method: 'post', path: '/sign-in', command: 'authority.signIn', public: true, body: true,
     summary: 'Answers a session for an email and password.' },
   { method: 'get', path: '/team', command: 'authority.getTeam', summary: "The signed-in member's team." },
   { method: 'patch', path: '/team', command: 'authority.changePlan', body: true, summary: 'Owner only: changes the plan.' },
   { method: 'get', path: '/members', command: 'authority.listMembers', summary: "The team's members." },
-  { method: 'post', path: '/members', command: 'authority.addMember', body: true, status: 201,
+  { method: 'post', path: '/members', command: 'authority.addMember', body: true, status: 201, conflicts: ['email_taken'],
     summary: 'Owner or Admin: adds a member; only an Owner adds Admins and Owners.' },
-  { method: 'patch', path: '/members/:memberId', command: 'authority.changeRole', body: true, params: { memberId: 'member_id' },
+  { method: 'patch', path: '/members/:memberId', command: 'authority.changeRole', body: true, params: { memberId: 'member_id' }, conflicts: ['last_owner'],
     summary: "Owner only: changes a member's role. The last Owner stays one." },
-  { method: 'delete', path: '/members/:memberId', command: 'authority.removeMember', status: 204, params: { memberId: 'member_id' },
+  { method: 'delete', path: '/members/:memberId', command: 'authority.removeMember', status: 204, params: { memberId: 'member_id' }, conflicts: ['last_owner'],
     summary: 'Removes a member (Admins remove Members; Owners anyone). The last Owner cannot be removed.' },
   { method: 'get', path: '/apps', command: 'authority.listApps', summary: "The team's apps." },
   { method: 'post', path: '/apps', command: 'authority.createApp', body: true, status: 201,
@@ -48,8 +51,8 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
     summary: 'Owner or Admin: every request with the key gets 401 once this returns. The key does not change.' },
   { method: 'post', path: '/apps/:appId/api-key/restore', command: 'authority.restoreKey', params: app,
     summary: 'Owner or Admin: the same key works again.' },
-  { method: 'post', path: '/apps/:appId/api-key/rotate', command: 'authority.rotateKey', params: app,
-    summary: 'Owner or Admin: a new key, shown once, with the same scopes; the old key gets 401 once this returns.' },
+  { method: 'post', path: '/apps/:appId/api-key/rotate', command: 'authority.rotateKey', params: app, conflicts: ['key_revoked'],
+    summary: 'Owner or Admin: a new key, shown once, with the same scopes; the old key gets 401 once this returns. Only an active key rotates: restore a revoked one first.' },
   { method: 'get', path: '/apps/:appId/api-key/audit', command: 'authority.listKeyAudit', params: app,
     summary: 'Owner or Admin: who granted, removed, revoked, restored or rotated, and when; newest first.' },
 ];
