@@ -71,7 +71,7 @@ const deliverySchema = {
     event_id: { type: 'string', format: 'uuid' },
     status: {
       enum: DELIVERY_STATUSES,
-      description: 'pending: not attempted yet; retrying: failed, a retry is scheduled; delivered: a 2xx came back; abandoned: the fifth retry failed; withheld: not sent, it names an erased user.',
+      description: 'pending: not attempted yet; retrying: failed, a retry is scheduled; delivered: a 2xx came back; abandoned: the fifth retry failed, or a redelivery by hand failed; withheld: not sent, it names an erased user.',
     },
     attempts: { type: 'integer' },
     last_response_code: { type: ['integer', 'null'] },
@@ -384,6 +384,11 @@ export const rpcMethods = {
     request: defineContract('webhook-worker.listEndpoints.request', withOwner({}, [])),
     result: defineContract('webhook-worker.listEndpoints.result', listOf(endpointSchema)),
   },
+  /** One endpoint (never its secret). Errors: not_found. */
+  'webhook-worker.getEndpoint': {
+    request: defineContract('webhook-worker.getEndpoint.request', withOwner({ endpoint_id: endpointId }, ['endpoint_id'])),
+    result: defineContract('webhook-worker.getEndpoint.result', endpointSchema),
+  },
   /** Errors: not_found, unsafe_url. */
   'webhook-worker.updateEndpoint': {
     request: defineContract('webhook-worker.updateEndpoint.request', withOwner({ endpoint_id: endpointId, ...endpointFields }, ['endpoint_id'])),
@@ -419,16 +424,21 @@ export const rpcMethods = {
     ),
     result: defineContract('webhook-worker.sendTest.result', deliverySchema),
   },
-  /** An endpoint's deliveries, newest first, with a cursor. */
+  /**
+   * An endpoint's deliveries, newest first (ties by id), a page at a time: `next_cursor` (null on
+   * the last page) is passed back as `cursor` for the next. Errors: not_found, invalid_cursor.
+   */
   'webhook-worker.listDeliveries': {
     request: defineContract(
       'webhook-worker.listDeliveries.request',
-      withOwner(
-        { endpoint_id: endpointId, before: { type: 'string', format: 'date-time' }, limit: { type: 'integer', minimum: 1, maximum: 100 } },
-        ['endpoint_id'],
-      ),
+      withOwner({ endpoint_id: endpointId, cursor: { type: 'string', minLength: 1, maxLength: 200 }, limit: { type: 'integer', minimum: 1, maximum: 100 } }, ['endpoint_id']),
     ),
-    result: defineContract('webhook-worker.listDeliveries.result', listOf(deliverySchema)),
+    result: defineContract('webhook-worker.listDeliveries.result', {
+      type: 'object',
+      required: ['items', 'next_cursor'],
+      additionalProperties: false,
+      properties: { items: { type: 'array', items: deliverySchema }, next_cursor: { type: ['string', 'null'] } },
+    } as const),
   },
   'webhook-worker.getDelivery': {
     request: defineContract('webhook-worker.getDelivery.request', withOwner({ endpoint_id: endpointId, delivery_id: deliveryId }, ['endpoint_id', 'delivery_id'])),
@@ -439,7 +449,11 @@ export const rpcMethods = {
       properties: { delivery: deliverySchema, attempt_log: { type: 'array', items: attemptSchema } },
     } as const),
   },
-  /** Sends a delivery again by hand, with the same id, as a fresh series of attempts. */
+  /**
+   * Sends a settled (delivered or abandoned) delivery again by hand: one more attempt, with the
+   * same id, and no retries after it. Errors: not_found, delivery_in_progress, delivery_withheld
+   * (it names an erased user).
+   */
   'webhook-worker.redeliver': {
     request: defineContract('webhook-worker.redeliver.request', withOwner({ endpoint_id: endpointId, delivery_id: deliveryId }, ['endpoint_id', 'delivery_id'])),
     result: defineContract('webhook-worker.redeliver.result', deliverySchema),

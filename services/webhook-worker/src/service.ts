@@ -49,6 +49,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     handlers: {
       'webhook-worker.createEndpoint': endpoints.create,
       'webhook-worker.listEndpoints': endpoints.list,
+      'webhook-worker.getEndpoint': endpoints.get,
       'webhook-worker.updateEndpoint': endpoints.update,
       'webhook-worker.deleteEndpoint': endpoints.remove,
       'webhook-worker.rotateEndpointSecret': endpoints.rotateSecret,

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import amqplib from 'amqplib';
 import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
@@ -117,6 +117,17 @@ describe('webhook delivery', () => {
     } finally {
       await connection.close();
     }
+    // Redelivered by hand once the receiver is mended: one more attempt, same id, delivered.
+    target.answer = () => ({ status: 200 });
+    const abandoned = await system.worker.prisma.delivery.findFirstOrThrow({ where: { endpointId } });
+    const again = await call(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${endpointId}/deliveries/${abandoned.id}/redeliver`, { token: owner.token });
+    expect(again.status).toBe(202);
+    await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { id: abandoned.id, status: 'delivered', attempts: 7 } }).then((row) => row ?? undefined),
+      { what: 'the redelivery to be recorded' },
+    );
+    expect(target.received).toHaveLength(7);
+    expect(new Set(target.received.map((request) => request.headers['x-service-delivery']))).toEqual(new Set([abandoned.id]));
   }, 30_000);
 
   it('records an answer whose start holds a NUL byte, and goes on with the schedule', async () => {
@@ -301,6 +312,47 @@ describe('from the dashboard', () => {
     ]);
   });
 
+  it('pages through the history without skipping deliveries made in the same millisecond', async () => {
+    const target = await receiver();
+    const { id } = await endpointFor(target, ['suggestion.created']);
+    // As one fan-out statement makes them: the same created_at, to the millisecond.
+    const createdAt = new Date();
+    const made = Array.from({ length: 5 }, () => randomUUID());
+    await system.worker.prisma.delivery.createMany({
+      data: made.map((deliveryId) => ({ id: deliveryId, endpointId: id, eventId: randomUUID(), eventType: 'suggestion.created', appId, payload: {}, status: 'delivered' as const, attempts: 1, createdAt })),
+    });
+    const base = `/dashboard/v1/apps/${appId}/webhooks/${id}/deliveries?limit=2`;
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; body: { items: Array<{ id: string }>; next_cursor: string | null } } = await call(url(), 'GET', cursor ? `${base}&cursor=${cursor}` : base, { token: owner.token });
+      expect(page.status).toBe(200);
+      seen.push(...page.body.items.map((item) => item.id));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen)).toEqual(new Set(made));
+    const foreign = await call(url(), 'GET', `${base}&cursor=${randomUUID()}`, { token: owner.token });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toMatchObject({ error: 'invalid_cursor' });
+  });
+
+  it('does not redeliver a delivery whose payload an erasure replaced', async () => {
+    const target = await receiver();
+    const { id } = await endpointFor(target, ['suggestion.created']);
+    await suggest('Soon erased');
+    const delivered = await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { endpointId: id, status: 'delivered' } }).then((row) => row ?? undefined),
+      { what: 'the delivery' },
+    );
+    // What the erasure of its author does to a delivery already made (recordErasure).
+    await system.worker.prisma.delivery.update({ where: { id: delivered.id }, data: { payload: { erased: true } } });
+    const again = await call(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${id}/deliveries/${delivered.id}/redeliver`, { token: owner.token });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ error: 'delivery_withheld' });
+    expect(target.received).toHaveLength(1);
+  });
+
   it('redelivers by hand with the same id, once a delivery has settled', async () => {
     const target = await receiver();
     const { id } = await endpointFor(target, ['suggestion.created']);
@@ -314,5 +366,9 @@ describe('from the dashboard', () => {
     expect(again.status).toBe(202);
     await eventually(() => (target.received.length === 2 ? true : undefined), { what: 'the redelivery' });
     expect(target.received[1]!.headers['x-service-delivery']).toBe(target.received[0]!.headers['x-service-delivery']);
+    await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { id: deliveries[0]!.id, status: 'delivered', attempts: 2 } }).then((row) => row ?? undefined),
+      { what: 'the redelivery recorded' },
+    );
   });
 });

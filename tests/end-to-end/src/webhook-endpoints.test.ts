@@ -52,14 +52,19 @@ describe('webhook endpoints', () => {
     expect(rotated.body['signing_secret']).not.toBe(firstSecret);
   });
 
-  it('change name, URL or events, and are deleted', async () => {
+  it('change name, URL or events, are viewed one at a time, and are deleted', async () => {
     const changed = await webhooks('PATCH', `/${endpointId}`, { name: 'Renamed', events: ['ticket.created'] });
     expect(changed.body).toMatchObject({ name: 'Renamed', events: ['ticket.created'] });
+    const viewed = await webhooks('GET', `/${endpointId}`);
+    expect(viewed.status).toBe(200);
+    expect(viewed.body).toEqual(changed.body);
+    expect(JSON.stringify(viewed.body)).not.toContain('whsec_');
     const unsafe = await webhooks('PATCH', `/${endpointId}`, { url: 'https://10.0.0.5/hook' });
     expect(unsafe.status).toBe(400);
     expect(unsafe.body).toMatchObject({ error: 'unsafe_url' });
     expect((await webhooks('DELETE', `/${endpointId}`)).status).toBe(204);
     expect((await webhooks('DELETE', `/${endpointId}`)).status).toBe(404);
+    expect((await webhooks('GET', `/${endpointId}`)).status).toBe(404);
   });
 
   it.each([
@@ -67,6 +72,7 @@ describe('webhook endpoints', () => {
     ['https://127.0.0.1/hook', 'private'],
     ['https://169.254.169.254/latest/meta-data', 'private'],
     ['https://[::ffff:10.0.0.1]/hook', 'private'],
+    ['https://[::127.0.0.1]/hook', 'private'],
     ['https://2130706433/hook', 'private'],
     ['https://intranet/hook', 'public host'],
     ['https://no-such-host.invalid/hook', 'does not resolve'],

@@ -17,6 +17,7 @@ const PASSED_THROUGH_RPC_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'plan_limit_reached',
   'delivery_in_progress',
   'delivery_withheld',
+  'invalid_cursor',
 ]);
 
 /** Writes every error body the same way: `{ error, message, ...details }`. */

@@ -297,6 +297,7 @@ function dashboardWebhookPaths() {
       }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}': {
+      get: operation('getEndpoint', 'Owner or Admin: one endpoint: name, URL and events (never its secret).', result('webhook-worker.getEndpoint'), { parameters: [app, endpoint] }),
       patch: operation('updateEndpoint', 'Owner or Admin: change name, URL or events.', result('webhook-worker.updateEndpoint'), {
         parameters: [app, endpoint],
         ...body('webhook-worker.updateEndpoint', ['endpoint_id']),
@@ -310,11 +311,11 @@ function dashboardWebhookPaths() {
       post: operation('sendTest', 'Owner or Admin: delivers a webhook.ping to this endpoint.', result('webhook-worker.sendTest', '202'), { parameters: [app, endpoint] }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries': {
-      get: operation('listDeliveries', 'Owner or Admin: deliveries, newest first: status, response code, attempts.', result('webhook-worker.listDeliveries'), {
+      get: operation('listDeliveries', 'Owner or Admin: deliveries, newest first: status, response code, attempts. `next_cursor` (null on the last page) passed back as `cursor` gives the next page (`invalid_cursor` if it is not from this history).', result('webhook-worker.listDeliveries'), {
         parameters: [
           app,
           endpoint,
-          { name: 'before', in: 'query', required: false, description: 'Only deliveries created before this instant (paging).', schema: { type: 'string', format: 'date-time' } },
+          { name: 'cursor', in: 'query', required: false, description: "The previous page's `next_cursor`.", schema: { type: 'string' } },
           { name: 'limit', in: 'query', required: false, description: '1 to 100, default 50.', schema: { type: 'integer', minimum: 1, maximum: 100 } },
         ],
       }),

@@ -38,11 +38,14 @@ export interface AttemptStoreOptions {
 const userHash = (delivery: string, identity: string) =>
   `encode(sha256(convert_to(${delivery}.app_id || ':' || (${delivery}.payload -> 'data' -> '${identity}' ->> 'external_id'), 'UTF8')), 'hex')`;
 
-/** SQL: whether the envelope of delivery row `delivery` names an end user who has since been erased. */
-export const namesErasedUserSql = (delivery: string) => `EXISTS (
+/**
+ * SQL: whether the envelope of delivery row `delivery` names an end user who has since been
+ * erased, or was erased already (its payload replaced, see recordErasure).
+ */
+export const namesErasedUserSql = (delivery: string) => `(${delivery}.payload ? 'erased' OR EXISTS (
   SELECT 1 FROM webhooks.privacy_erasures p
   WHERE p.app_id = ${delivery}.app_id AND p.user_hash IN (${userHash(delivery, 'author')}, ${userHash(delivery, 'sender')})
-)`;
+))`;
 
 /** The columns of an AttemptTarget, from delivery row `d` and endpoint row `e`. */
 export const ATTEMPT_TARGET_COLUMNS = `d.id, d.endpoint_id, d.event_type, d.status::text AS status, d.attempts, d.payload::text AS body,

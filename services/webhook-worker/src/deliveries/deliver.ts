@@ -39,7 +39,9 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
       if (raw.fields.redelivered && delivery.attempts === number) await attempts.followUp(delivery.status, delivery.id, number);
       return;
     }
-    if (['delivered', 'abandoned', 'withheld'].includes(delivery.status)) return;
+    // Settled: no more automatic attempts. A redelivery by hand may find it still delivered or
+    // abandoned (it is queued before the delivery shows pending).
+    if (delivery.status === 'withheld' || (!manual && (delivery.status === 'delivered' || delivery.status === 'abandoned'))) return;
     if (!attempts.hasRoom(delivery.endpointId)) {
       // This endpoint has enough in flight here: the message waits a moment, without an attempt,
       // instead of holding a slot other endpoints' deliveries need.

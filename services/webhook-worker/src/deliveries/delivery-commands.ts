@@ -27,6 +27,11 @@ const attemptView = (attempt: DeliveryAttempt) => ({
   response_body_start: attempt.responseBodyStart,
 });
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A payload whose content an erasure removed (see recordErasure). */
+const isErased = (payload: Prisma.JsonValue) => typeof payload === 'object' && payload !== null && !Array.isArray(payload) && payload['erased'] === true;
+
 /** Send test, delivery history and redelivery, answered over RPC for the dashboard. */
 export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPublisher, queues: WebhookQueueNames) {
   const ownedEndpoint = (owner: Owner, endpointId: string) => findOwnedEndpoint(prisma, owner, endpointId);
@@ -60,18 +65,34 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
       const delivery = await prisma.delivery.create({
         data: { id, endpointId: endpoint.id, eventId: randomUUID(), eventType: 'webhook.ping', appId: request.owner.app_id, payload: envelope as Prisma.InputJsonValue },
       });
-      await queue(id, 1);
+      try {
+        await queue(id, 1);
+      } catch (error) {
+        // Never sent: it would stay pending in the history. The member sees the error and presses again.
+        await prisma.delivery.delete({ where: { id } }).catch(() => undefined);
+        throw error;
+      }
       return deliveryView(delivery);
     },
 
     async listDeliveries(request: RpcRequest<'webhook-worker.listDeliveries'>): Promise<RpcResult<'webhook-worker.listDeliveries'>> {
       await ownedEndpoint(request.owner, request.endpoint_id);
-      const deliveries = await prisma.delivery.findMany({
-        where: { endpointId: request.endpoint_id, ...(request.before ? { createdAt: { lt: new Date(request.before) } } : {}) },
-        orderBy: { createdAt: 'desc' },
-        take: request.limit ?? 50,
+      const limit = request.limit ?? 50;
+      // The cursor is the last delivery of the previous page. Deliveries fanned out together share
+      // their created_at to the millisecond, so the id breaks ties: paging by time alone skipped them.
+      const { cursor } = request;
+      if (cursor !== undefined) {
+        const known = UUID.test(cursor) && (await prisma.delivery.count({ where: { id: cursor, endpointId: request.endpoint_id } })) === 1;
+        if (!known) throw new RpcError('invalid_cursor', 'This cursor is not from this endpoint\'s delivery history; start again without it.');
+      }
+      const page = await prisma.delivery.findMany({
+        where: { endpointId: request.endpoint_id },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        ...(cursor !== undefined ? { cursor: { id: cursor }, skip: 1 } : {}),
+        take: limit + 1,
       });
-      return { items: deliveries.map(deliveryView) };
+      const items = page.slice(0, limit);
+      return { items: items.map(deliveryView), next_cursor: page.length > limit ? items[items.length - 1]!.id : null };
     },
 
     async getDelivery(request: RpcRequest<'webhook-worker.getDelivery'>): Promise<RpcResult<'webhook-worker.getDelivery'>> {
@@ -80,16 +101,27 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
       return { delivery: deliveryView(delivery), attempt_log: attempts.map(attemptView) };
     },
 
-    /** One more attempt with the same id, for a delivery that has settled (delivered or abandoned). */
+    /**
+     * One more attempt with the same id, for a delivery that has settled (delivered or abandoned).
+     * The attempt is queued before the delivery shows pending: were it the other way round, a
+     * publish that failed (or a worker that died in between) would leave it pending for good, and
+     * refused as in progress. A second press before the first attempt is made queues the same
+     * attempt number, which is made once.
+     */
     async redeliver(request: RpcRequest<'webhook-worker.redeliver'>): Promise<RpcResult<'webhook-worker.redeliver'>> {
       const delivery = await ownedDelivery(request.owner, request.endpoint_id, request.delivery_id);
-      if (delivery.status === 'withheld') throw new RpcError('delivery_withheld', 'This delivery names an erased user; it is never sent.');
+      // Erased after it was sent: what is stored is no longer the envelope.
+      if (delivery.status === 'withheld' || isErased(delivery.payload)) {
+        throw new RpcError('delivery_withheld', 'This delivery names an erased user; it is never sent again.');
+      }
       if (delivery.status === 'pending' || delivery.status === 'retrying') {
         throw new RpcError('delivery_in_progress', 'This delivery is still being attempted; redeliver it once it is delivered or abandoned.');
       }
-      const updated = await prisma.delivery.update({ where: { id: delivery.id }, data: { status: 'pending' } });
       await queue(delivery.id, delivery.attempts + 1, true);
-      return deliveryView(updated);
+      // Only if nothing happened meanwhile: the attempt may already be recorded.
+      await prisma.delivery.updateMany({ where: { id: delivery.id, attempts: delivery.attempts, status: delivery.status }, data: { status: 'pending' } });
+      const current = await prisma.delivery.findUniqueOrThrow({ where: { id: delivery.id } });
+      return deliveryView(current);
     },
   };
 }

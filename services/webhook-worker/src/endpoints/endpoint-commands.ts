@@ -66,6 +66,10 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
       return { items: endpoints.map(endpointView) };
     },
 
+    async get(request: RpcRequest<'webhook-worker.getEndpoint'>): Promise<RpcResult<'webhook-worker.getEndpoint'>> {
+      return endpointView(await owned(request.owner, request.endpoint_id));
+    },
+
     async update(request: RpcRequest<'webhook-worker.updateEndpoint'>): Promise<RpcResult<'webhook-worker.updateEndpoint'>> {
       const endpoint = await owned(request.owner, request.endpoint_id);
       if (request.url !== undefined) await urls.check(request.url);

@@ -34,6 +34,9 @@ export function webhooksRouter(context: RouteContext): Router {
     const created = await call('webhook-worker.createEndpoint', { ...(body(request) as object), owner: await ownerOf(request) } as never, timeout);
     response.status(201).json(created);
   });
+  router.get('/apps/:appId/webhooks/:endpointId', async (request, response) => {
+    response.json(await call('webhook-worker.getEndpoint', { endpoint_id: endpointId(request), owner: await ownerOf(request) }, timeout));
+  });
   router.patch('/apps/:appId/webhooks/:endpointId', async (request, response) => {
     const owner = await ownerOf(request);
     response.json(await call('webhook-worker.updateEndpoint', { ...(body(request) as object), endpoint_id: endpointId(request), owner } as never, timeout));
@@ -56,12 +59,12 @@ export function webhooksRouter(context: RouteContext): Router {
     response.status(202).json(delivery);
   });
   router.get('/apps/:appId/webhooks/:endpointId/deliveries', async (request, response) => {
-    const before = typeof request.query['before'] === 'string' ? request.query['before'] : undefined;
+    const cursor = typeof request.query['cursor'] === 'string' ? request.query['cursor'] : undefined;
     const limit = typeof request.query['limit'] === 'string' && /^\d{1,3}$/.test(request.query['limit']) ? Number(request.query['limit']) : undefined;
     response.json(
       await call(
         'webhook-worker.listDeliveries',
-        { owner: await ownerOf(request), endpoint_id: endpointId(request), ...(before ? { before } : {}), ...(limit ? { limit } : {}) },
+        { owner: await ownerOf(request), endpoint_id: endpointId(request), ...(cursor ? { cursor } : {}), ...(limit ? { limit } : {}) },
         timeout,
       ),
     );
@@ -74,6 +77,6 @@ export function webhooksRouter(context: RouteContext): Router {
     response.status(202).json(delivery);
   });
   router.all('/apps/:appId/webhooks', methodNotAllowed(['GET', 'POST']));
-  router.all('/apps/:appId/webhooks/:endpointId', methodNotAllowed(['PATCH', 'DELETE']));
+  router.all('/apps/:appId/webhooks/:endpointId', methodNotAllowed(['GET', 'PATCH', 'DELETE']));
   return router;
 }
