@@ -25,6 +25,12 @@ export interface AttemptMakerOptions {
   struggleAfterMs?: number;
 }
 
+/**
+ * Attempts one struggling endpoint may take at once in one worker (at most its usual share): enough
+ * to notice that it has recovered, few enough that several failing endpoints cannot fill the worker.
+ */
+const STRUGGLING_PER_ENDPOINT = 2;
+
 /** Unsealed secrets kept per process; past this many, the cache starts again. */
 const OPENED_SECRETS_KEPT = 10_000;
 
@@ -45,6 +51,10 @@ export type DeliveryStatus = 'delivered' | 'retrying' | 'abandoned';
 export class AttemptMaker {
   private readonly busy = new Map<string, number>();
   private readonly struggling = new Set<string>();
+  /** Attempts in flight for endpoints that were struggling when the attempt began. */
+  private strugglingBusy = 0;
+  /** Most attempts struggling endpoints take together: half the worker, the rest kept for healthy ones. */
+  private readonly strugglingShare: number;
   private readonly perEndpoint: number;
   private readonly struggleAfterMs: number;
   private readonly maxAttempts: number;
@@ -53,14 +63,21 @@ export class AttemptMaker {
 
   constructor(private readonly options: AttemptMakerOptions) {
     this.limit = pLimit(options.concurrency ?? 64);
+    this.strugglingShare = Math.max(1, Math.floor((options.concurrency ?? 64) / 2));
     this.perEndpoint = options.perEndpointConcurrency ?? 8;
     this.struggleAfterMs = options.struggleAfterMs ?? 1000;
     this.maxAttempts = 1 + options.queues.retries.length;
   }
 
-  /** Whether this endpoint may take one more attempt in this process now. */
+  /**
+   * Whether this endpoint may take one more attempt in this process now. A struggling endpoint
+   * gets fewer, and struggling endpoints together at most half the worker, so that however many
+   * customers' endpoints fail or stall, healthy ones keep their slots.
+   */
   hasRoom(endpointId: string): boolean {
-    return (this.busy.get(endpointId) ?? 0) < this.perEndpoint;
+    const busy = this.busy.get(endpointId) ?? 0;
+    if (!this.struggling.has(endpointId)) return busy < this.perEndpoint;
+    return busy < Math.min(this.perEndpoint, STRUGGLING_PER_ENDPOINT) && this.strugglingBusy < this.strugglingShare;
   }
 
   /** Whether this endpoint's latest attempt here answered 2xx in good time. */
@@ -85,6 +102,8 @@ export class AttemptMaker {
     }
     // Counted before the first await, so a caller's hasRoom check and this count agree.
     this.busy.set(delivery.endpointId, (this.busy.get(delivery.endpointId) ?? 0) + 1);
+    const countedStruggling = this.struggling.has(delivery.endpointId);
+    if (countedStruggling) this.strugglingBusy += 1;
     try {
       const rawBody = delivery.body;
       const { startedAt, result } = await this.limit(async () => {
@@ -124,7 +143,11 @@ export class AttemptMaker {
         logger.info('attempt failed; retry scheduled', { ...about, status: result.status, error: result.error, retryInMs });
       }
     } finally {
-      this.busy.set(delivery.endpointId, (this.busy.get(delivery.endpointId) ?? 1) - 1);
+      const left = (this.busy.get(delivery.endpointId) ?? 1) - 1;
+      // Only endpoints with attempts in flight are kept: a worker runs for days over many endpoints.
+      if (left > 0) this.busy.set(delivery.endpointId, left);
+      else this.busy.delete(delivery.endpointId);
+      if (countedStruggling) this.strugglingBusy -= 1;
     }
   }
 

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
+import { call, createApp, signUpTeam } from './dashboard.js';
+import { startSystem } from './system.js';
+import type { RunningSystem } from './system.js';
+
+// A worker with 8 slots, 4 per endpoint: four stalling endpoints at their usual share would take
+// all 8 (16 wanted) and the healthy endpoint would wait behind them.
+let system: RunningSystem;
+const receivers: HttpsReceiver[] = [];
+
+beforeAll(async () => {
+  system = await startSystem({ DELIVERY_PREFETCH: '8', PER_ENDPOINT_CONCURRENCY: '4' });
+}, 60_000);
+
+afterAll(async () => {
+  for (const receiver of receivers) await receiver.close();
+  await system?.stop();
+});
+
+describe('several stalling endpoints', () => {
+  it('take at most half of a worker between them, so a healthy endpoint keeps its slots', async () => {
+    const owner = await signUpTeam(system.api.url, 'pro');
+    const { appId, publicKey } = await createApp(system.api.url, owner.token, 'Stalling app');
+    const start = async () => {
+      const receiver = await HttpsReceiver.start(testCertificates().trusted);
+      receivers.push(receiver);
+      const created = await call<{ endpoint: { id: string } }>(system.api.url, 'POST', `/dashboard/v1/apps/${appId}/webhooks`, {
+        token: owner.token,
+        body: { name: 'Receiver', url: receiver.url(), events: ['suggestion.created'] },
+      });
+      expect(created.status).toBe(201);
+      return { receiver, endpointId: created.body.endpoint.id };
+    };
+    // Answers after 5 s: past the 1 s that marks an endpoint as struggling, within the 10 s limit.
+    const stalling = await Promise.all(Array.from({ length: 4 }, start));
+    for (const { receiver } of stalling) receiver.answer = () => ({ status: 200, delayMs: 5_000 });
+    const healthy = await start();
+    const suggest = (title: string) =>
+      call(system.api.url, 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title, user: { external_id: 'u-1' } } });
+
+    // One event first, so that each stalling endpoint's slow answer marks it as struggling.
+    await suggest('First');
+    await eventually(
+      () => system.worker.prisma.delivery.count({ where: { endpointId: { in: stalling.map((one) => one.endpointId) }, attempts: 1 } }).then((n) => (n === 4 ? true : undefined)),
+      { what: 'the first attempt at each stalling endpoint to be recorded', timeoutMs: 20_000 },
+    );
+    const before = stalling.reduce((sum, { receiver }) => sum + receiver.received.length, 0);
+
+    for (let n = 0; n < 12; n += 1) await suggest(`Burst ${n}`);
+    await eventually(() => (healthy.receiver.received.length === 13 ? true : undefined), { what: 'the burst at the healthy endpoint', timeoutMs: 20_000 });
+    // Each answer takes 5 s: what the stalling endpoints received meanwhile is what they had in
+    // flight at once. At their usual share it would be all 8 slots, and the healthy endpoint
+    // would have waited for them.
+    const stallingMeanwhile = stalling.reduce((sum, { receiver }) => sum + receiver.received.length, 0) - before;
+    expect(stallingMeanwhile).toBeLessThanOrEqual(4);
+    expect(stalling.every(({ receiver }) => receiver.received.length - 1 <= 2)).toBe(true);
+  }, 60_000);
+});
