@@ -4,6 +4,9 @@ import { SCOPE_NAMES } from './scopes.js';
 export const ROLES = ['owner', 'admin', 'member'] as const;
 export const PLANS = ['free', 'starter', 'pro'] as const;
 
+/** Webhook endpoints a team may have on each plan (specification section 8). */
+export const WEBHOOK_ENDPOINT_LIMITS = { free: 0, starter: 3, pro: Number.POSITIVE_INFINITY } as const;
+
 export const scopeSchema = { enum: SCOPE_NAMES } as const;
 
 /** Who is acting: taken from the member's verified session token, never from the request body. */

@@ -243,6 +243,7 @@ export const rpcMethods = {
     result: defineContract('authority.getTeam.result', teamSchema),
   },
   /** Owner only. */
+  /** Owner only. Errors: too_many_webhook_endpoints (the team has more than the plan includes). */
   'authority.changePlan': {
     request: defineContract('authority.changePlan.request', withActor({ plan: { enum: PLANS } }, ['plan'])),
     result: defineContract('authority.changePlan.result', teamSchema),
@@ -383,6 +384,21 @@ export const rpcMethods = {
   'webhook-worker.listEndpoints': {
     request: defineContract('webhook-worker.listEndpoints.request', withOwner({}, [])),
     result: defineContract('webhook-worker.listEndpoints.result', listOf(endpointSchema)),
+  },
+  /** How many webhook endpoints a team has, across its apps (asked by the authority before a plan change). */
+  'webhook-worker.countTeamEndpoints': {
+    request: defineContract('webhook-worker.countTeamEndpoints.request', {
+      type: 'object',
+      required: ['team_id'],
+      additionalProperties: false,
+      properties: { team_id: { type: 'string', format: 'uuid' } },
+    } as const),
+    result: defineContract('webhook-worker.countTeamEndpoints.result', {
+      type: 'object',
+      required: ['count'],
+      additionalProperties: false,
+      properties: { count: { type: 'integer', minimum: 0 } },
+    } as const),
   },
   /** One endpoint (never its secret). Errors: not_found. */
   'webhook-worker.getEndpoint': {

@@ -14,6 +14,7 @@ export const authorityEnvironment = {
     secret: true,
   }),
   SESSION_TTL_SECONDS: integer({ description: 'lifetime of a member session token', default: 900, min: 60, max: 86_400 }),
+  RPC_TIMEOUT_MS: integer({ description: 'time limit of a call to another service (the webhook worker, before a plan change)', default: 3000, min: 50 }),
   KEY_CHANGE_TIMEOUT_MS: integer({
     description: 'how long a key change waits for every api instance to confirm it',
     default: 3000,
@@ -30,6 +31,7 @@ export interface AuthorityConfig {
   sessionSigningKey: string;
   sessionTtlSeconds: number;
   keyChangeTimeoutMs: number;
+  rpcTimeoutMs: number;
   logLevel: string;
 }
 
@@ -45,6 +47,7 @@ export function readAuthorityConfig(env: Record<string, string | undefined> = pr
     sessionSigningKey: values.SESSION_SIGNING_KEY.replace(/\\n/g, '\n'),
     sessionTtlSeconds: values.SESSION_TTL_SECONDS,
     keyChangeTimeoutMs: values.KEY_CHANGE_TIMEOUT_MS,
+    rpcTimeoutMs: values.RPC_TIMEOUT_MS,
     logLevel: values.LOG_LEVEL,
   };
   return { config, describe: loaded.describe };

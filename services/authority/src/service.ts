@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Logger } from '@feedback/logging';
-import { Broker, serveRpc, topologyNames } from '@feedback/messaging';
+import { Broker, RpcClient, serveRpc, topologyNames } from '@feedback/messaging';
 import { Lifecycle, brokerAndDatabaseChecks, closeServer, startHealthServer } from '@feedback/service-runtime';
 import type { ShutdownStep } from '@feedback/service-runtime';
 import type { AuthorityConfig } from './config.js';
@@ -13,6 +13,7 @@ import { consumeKeyUsage } from './keys/key-usage-consumer.js';
 import { verifySecretKey } from './keys/verify-secret-key.js';
 import { memberCommands } from './members/members.js';
 import { SessionSigner } from './members/session-tokens.js';
+import { changePlanCommand } from './teams/change-plan.js';
 
 export interface AuthorityService {
   prisma: PrismaClient;
@@ -36,6 +37,12 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   const notifier = new KeyChangeNotifier(broker, names, logger, leases, config.keyChangeTimeoutMs);
   const members = memberCommands(prisma, signer);
   const keys = keyCommands(prisma, notifier);
+  // The authority's own calls: the webhook worker counts a team's endpoints before a plan change.
+  const rpcClient = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs });
+  const changePlan = changePlanCommand(prisma, notifier, async (teamId) => {
+    const { count } = await rpcClient.call('webhook-worker.countTeamEndpoints', { team_id: teamId });
+    return count;
+  });
   const rpc = serveRpc(broker, logger, {
     service: 'authority',
     names,
@@ -49,7 +56,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
       'authority.addMember': members.addMember,
       'authority.changeRole': members.changeRole,
       'authority.removeMember': members.removeMember,
-      'authority.changePlan': keys.changePlan,
+      'authority.changePlan': changePlan,
       'authority.listApps': keys.listApps,
       'authority.getApp': keys.getApp,
       'authority.authorizeWebhookManagement': keys.authorizeWebhookManagement,
@@ -74,6 +81,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   });
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop answering rpc', run: () => rpc.stop() },
+    { name: 'close rpc client', run: () => rpcClient.close() },
     { name: 'stop recording key usage', run: () => usage.stop() },
     { name: 'close key change notifier', run: () => notifier.close() },
     { name: 'close broker', run: () => broker.close() },

@@ -50,6 +50,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       'webhook-worker.createEndpoint': endpoints.create,
       'webhook-worker.listEndpoints': endpoints.list,
       'webhook-worker.getEndpoint': endpoints.get,
+      'webhook-worker.countTeamEndpoints': endpoints.countForTeam,
       'webhook-worker.updateEndpoint': endpoints.update,
       'webhook-worker.deleteEndpoint': endpoints.remove,
       'webhook-worker.rotateEndpointSecret': endpoints.rotateSecret,

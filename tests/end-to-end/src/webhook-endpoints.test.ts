@@ -121,4 +121,29 @@ describe('plan limits', () => {
     const app = (await createApp(url(), team.token, 'Pro')).appId;
     for (let n = 0; n < 5; n += 1) expect((await webhooks('POST', '', endpoint(`E${n}`), team.token, app)).status).toBe(201);
   });
+
+  it('a plan that includes fewer endpoints than the team has is refused until some are deleted', async () => {
+    const team = await signUpTeam(url(), 'pro');
+    // Counted across the team's apps.
+    const apps = [(await createApp(url(), team.token, 'First')).appId, (await createApp(url(), team.token, 'Second')).appId];
+    const ids: string[] = [];
+    for (let n = 0; n < 4; n += 1) {
+      const created = await webhooks('POST', '', endpoint(`E${n}`), team.token, apps[n % 2]);
+      expect(created.status).toBe(201);
+      ids.push(String((created.body['endpoint'] as { id: string }).id));
+    }
+    const changePlan = (plan: string) => call<Record<string, unknown>>(url(), 'PATCH', '/dashboard/v1/team', { token: team.token, body: { plan } });
+    const toStarter = await changePlan('starter');
+    expect(toStarter.status).toBe(409);
+    expect(toStarter.body).toMatchObject({ error: 'too_many_webhook_endpoints' });
+    expect(String(toStarter.body['message'])).toContain('4 webhook endpoints');
+    expect((await call<{ plan: string }>(url(), 'GET', '/dashboard/v1/team', { token: team.token })).body.plan).toBe('pro');
+
+    expect((await webhooks('DELETE', `/${ids[0]}`, undefined, team.token, apps[0])).status).toBe(204);
+    expect((await changePlan('starter')).status).toBe(200);
+    // Free includes none: all three must go first.
+    expect((await changePlan('free')).body).toMatchObject({ error: 'too_many_webhook_endpoints' });
+    for (const [n, id] of ids.slice(1).entries()) expect((await webhooks('DELETE', `/${id}`, undefined, team.token, apps[(n + 1) % 2])).status).toBe(204);
+    expect((await changePlan('free')).status).toBe(200);
+  });
 });

@@ -11,6 +11,8 @@ const PASSED_THROUGH_RPC_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'email_taken',
   'last_owner',
   'key_revoked',
+  'too_many_webhook_endpoints',
+  'service_unavailable',
   'invalid_credentials',
   'propagation_unconfirmed',
   'unsafe_url',

@@ -3,7 +3,7 @@ import { generatePublicKey, generateSecretKey } from '@feedback/keys';
 import { RpcError } from '@feedback/messaging';
 import type { KeyAction, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { KEY_MANAGERS, loadActor, requireRole } from '../access/actor.js';
-import { apiKeyView, appView, keyAuditView, teamView } from '../views.js';
+import { apiKeyView, appView, keyAuditView } from '../views.js';
 import type { KeyChangeNotifier } from './key-change-notifier.js';
 
 /** Specification 2.2 rule 1: a new app's key can read, and nothing more, until a member grants more. */
@@ -150,14 +150,6 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
       await authorize(actor, app_id, 'view the key audit trail');
       const entries = await prisma.keyAuditEntry.findMany({ where: { appId: app_id }, orderBy: { createdAt: 'desc' }, take: 500 });
       return { items: entries.map(keyAuditView) };
-    },
-
-    async changePlan({ actor, plan }: RpcRequest<'authority.changePlan'>): Promise<RpcResult<'authority.changePlan'>> {
-      const member = await loadActor(prisma, actor);
-      requireRole(member, ['owner'], 'change the plan');
-      const team = await prisma.team.update({ where: { id: member.teamId }, data: { plan } });
-      await notifier.notify({ key_ids: [], team_id: team.id, reason: 'plan_changed' });
-      return teamView(team);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { WEBHOOK_ENDPOINT_LIMITS } from '@feedback/contracts';
 import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import { RpcError } from '@feedback/messaging';
 import type { EventName } from '@feedback/contracts';
@@ -5,9 +6,6 @@ import type { PrismaClient, WebhookEndpoint } from '../generated/prisma/client.j
 import type { EndpointUrlPolicy } from '../outbound/endpoint-url-policy.js';
 import { generateSigningSecret } from './signing-secrets.js';
 import type { SecretBox } from './signing-secrets.js';
-
-/** Specification section 8: Free none, Starter 3, Pro unlimited. */
-export const ENDPOINT_LIMITS = { free: 0, starter: 3, pro: Number.POSITIVE_INFINITY } as const;
 
 type Owner = RpcRequest<'webhook-worker.listEndpoints'>['owner'];
 
@@ -35,7 +33,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
   return {
     async create(request: RpcRequest<'webhook-worker.createEndpoint'>): Promise<RpcResult<'webhook-worker.createEndpoint'>> {
       await urls.check(request.url);
-      const limit = ENDPOINT_LIMITS[request.owner.plan];
+      const limit = WEBHOOK_ENDPOINT_LIMITS[request.owner.plan];
       const secret = generateSigningSecret();
       const endpoint = await prisma.$transaction(async (tx) => {
         // One creation per team at a time, so two concurrent creations cannot both pass the limit.
@@ -64,6 +62,10 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
     async list({ owner }: RpcRequest<'webhook-worker.listEndpoints'>): Promise<RpcResult<'webhook-worker.listEndpoints'>> {
       const endpoints = await prisma.webhookEndpoint.findMany({ where: { teamId: owner.team_id, appId: owner.app_id }, orderBy: { createdAt: 'asc' } });
       return { items: endpoints.map(endpointView) };
+    },
+
+    async countForTeam({ team_id }: RpcRequest<'webhook-worker.countTeamEndpoints'>): Promise<RpcResult<'webhook-worker.countTeamEndpoints'>> {
+      return { count: await prisma.webhookEndpoint.count({ where: { teamId: team_id } }) };
     },
 
     async get(request: RpcRequest<'webhook-worker.getEndpoint'>): Promise<RpcResult<'webhook-worker.getEndpoint'>> {
