@@ -9,7 +9,7 @@ import { ApiInstancePresence } from './auth/api-instance-presence.js';
 import { failureRateLimit } from './auth/failure-rate-limit.js';
 import { KeyChangeListener } from './auth/key-change-listener.js';
 import { KeyUsageRecorder } from './auth/key-usage-recorder.js';
-import { secretKeyAuth } from './auth/secret-key-auth.js';
+import { carriesVerifiedKey, secretKeyAuth } from './auth/secret-key-auth.js';
 import { SecretKeyVerifier } from './auth/secret-key-verifier.js';
 import type { ApiConfig } from './config.js';
 import { connectApiDatabase, migrateApiDatabase } from './database.js';
@@ -58,7 +58,11 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     context: routeContext,
     logger,
     secretKeyAuth: secretKeyAuth(verifier, keyUsage),
-    failureRateLimit: failureRateLimit({ limit: config.authFailureLimit }),
+    // Separate counts: a browser's expired sessions do not lock out the office's integrations.
+    failureRateLimits: {
+      api: failureRateLimit({ limit: config.authFailureLimit, admit: carriesVerifiedKey(verifier) }),
+      dashboard: failureRateLimit({ limit: config.authFailureLimit }),
+    },
     readiness: brokerAndDatabaseChecks(broker, prisma),
     isShuttingDown: () => lifecycle.isShuttingDown,
     trustProxy: config.trustProxy,

@@ -209,8 +209,11 @@ describe('every response', () => {
 });
 
 describe('repeated authentication failures', () => {
-  it('are answered 429 with Retry-After and a stable code', async () => {
+  it('are answered 429 with Retry-After and a stable code, while a working key from the same address goes on working', async () => {
     const { secretKey } = await newApp();
+    const { secretKey: working, appId: workingApp } = await newApp();
+    expect((await grantScopes(url(), owner.token, workingApp, ['suggestions:write'])).status).toBe(200);
+    expect((await createSuggestion(working)).status).toBe(201);
     const wrong = secretKey.replace(/.$/, (last) => (last === 'a' ? 'b' : 'a'));
     let limited: Answer | undefined;
     for (let attempt = 0; attempt < 40 && !limited; attempt += 1) {
@@ -219,6 +222,11 @@ describe('repeated authentication failures', () => {
     }
     expect(limited?.body).toMatchObject({ error: 'rate_limited' });
     expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The old key from behind the same NAT does not lock out the integration with the new one,
+    // nor the team's dashboard (counted apart).
+    expect((await createSuggestion(working)).status).toBe(201);
+    expect((await createSuggestion(wrong)).status).toBe(429);
+    expect((await call(url(), 'GET', '/dashboard/v1/team', { token: owner.token })).status).toBe(200);
   });
 });
 

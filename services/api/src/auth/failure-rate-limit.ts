@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { ApiError } from '../http/api-error.js';
 
@@ -7,13 +7,21 @@ export interface FailureRateLimitOptions {
   limit?: number;
   /** Window length in seconds. Default: 60. */
   windowSeconds?: number;
+  /**
+   * Lets a request through an address's block when it carries proof that is no guess (a key this
+   * instance verified moments ago), so that failures from the same address, such as an old
+   * deployment still sending a rotated key from behind the same NAT, do not lock out a working
+   * integration. Default: none.
+   */
+  admit?: (request: Request) => boolean;
 }
 
 /**
  * Slows down key and password guessing. Only answers that were 401 count, and only once they
  * are sent, so any number of concurrent requests with a valid key is never limited; a client
- * address over the limit gets 429 with Retry-After until its window ends. Counts are per api
- * instance (in memory).
+ * address over the limit gets 429 with Retry-After until its window ends, unless `admit` lets the
+ * request through. Counts are per api instance (in memory), and per limiter: each surface has
+ * its own.
  */
 export function failureRateLimit(options: FailureRateLimitOptions = {}): RequestHandler {
   const limit = options.limit ?? 30;
@@ -21,7 +29,7 @@ export function failureRateLimit(options: FailureRateLimitOptions = {}): Request
   return async (request, response, next) => {
     const client = request.ip ?? 'unknown';
     const counted = await failures.get(client);
-    if (counted && counted.consumedPoints >= limit) {
+    if (counted && counted.consumedPoints >= limit && !options.admit?.(request)) {
       const retryAfter = String(Math.max(1, Math.ceil(counted.msBeforeNext / 1000)));
       next(new ApiError('rate_limited', 'Too many failed authentication attempts. Wait before retrying.', {}, { 'Retry-After': retryAfter }));
       return;

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Scope } from '@feedback/contracts';
 import { hashSecretKey, isWellFormedSecretKey } from '@feedback/keys';
 import { RpcError } from '@feedback/messaging';
@@ -25,6 +25,20 @@ function unauthorized(code: 'missing_api_key' | 'invalid_api_key' | 'revoked_api
 
 const INVALID = 'The secret key is not valid. Copy it again from the dashboard (Settings -> API keys).';
 
+/** The well-formed secret key a request carries as its bearer token, if any. */
+export function bearerSecretKey(request: Request): string | undefined {
+  const key = /^Bearer\s+(\S+)$/i.exec(request.get('authorization') ?? '')?.[1];
+  return key && isWellFormedSecretKey(key) ? key : undefined;
+}
+
+/** Whether the request carries a key this instance verified moments ago (see failureRateLimit). */
+export function carriesVerifiedKey(verifier: SecretKeyVerifier): (request: Request) => boolean {
+  return (request) => {
+    const key = bearerSecretKey(request);
+    return key !== undefined && verifier.isVerified(hashSecretKey(key));
+  };
+}
+
 /**
  * Authenticates `Authorization: Bearer sk_live_…`. A malformed key is refused by its checksum
  * without asking anyone; a well-formed one is resolved by its hash (cached, see
@@ -33,10 +47,9 @@ const INVALID = 'The secret key is not valid. Copy it again from the dashboard (
 export function secretKeyAuth(verifier: SecretKeyVerifier, usage: KeyUsageRecorder): RequestHandler {
   return async (request, _response, next) => {
     try {
-      const header = request.get('authorization');
-      if (!header) throw unauthorized('missing_api_key', 'Send your secret key as "Authorization: Bearer sk_live_…".');
-      const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-      if (!key || !isWellFormedSecretKey(key)) throw unauthorized('invalid_api_key', INVALID);
+      if (!request.get('authorization')) throw unauthorized('missing_api_key', 'Send your secret key as "Authorization: Bearer sk_live_…".');
+      const key = bearerSecretKey(request);
+      if (!key) throw unauthorized('invalid_api_key', INVALID);
       let identity: ApiKeyIdentity;
       try {
         identity = await verifier.verify(hashSecretKey(key));

@@ -18,8 +18,8 @@ export interface AppOptions {
   logger: Logger;
   /** Authenticates `/api/v1` requests by secret key. */
   secretKeyAuth: RequestHandler;
-  /** Limits failed authentications per client address. */
-  failureRateLimit: RequestHandler;
+  /** Limit failed authentications per client address, one limiter per surface. */
+  failureRateLimits: { api: RequestHandler; dashboard: RequestHandler };
   readiness: Record<string, ReadinessCheck>;
   isShuttingDown: () => boolean;
   /** Express "trust proxy": which proxies may set the client address. */
@@ -43,10 +43,10 @@ export function buildApp(options: AppOptions): Express {
   });
   app.all('/api/v1/openapi.json', methodNotAllowed(['GET']));
 
-  app.use('/api/v1', apiV1Router(options.context, [options.failureRateLimit, options.secretKeyAuth]));
+  app.use('/api/v1', apiV1Router(options.context, [options.failureRateLimits.api, options.secretKeyAuth]));
 
   app.use('/widget/v1', publicKeyAuth(options.context.rpc), widgetRouter(options.context));
-  app.use('/dashboard/v1', options.failureRateLimit, dashboardRouter(options.context));
+  app.use('/dashboard/v1', options.failureRateLimits.dashboard, dashboardRouter(options.context));
 
   app.use(notFound);
   app.use(errorHandler);
