@@ -118,6 +118,12 @@ export interface components {
             field?: string;
             /** @description Human-readable; do not branch on it. */
             message: string;
+            /** @description With validation_failed on a body: every problem found, the first of them also in `field` and `message`. */
+            violations?: {
+                /** @description JSON Pointer; empty for the whole body. */
+                field: string;
+                message: string;
+            }[];
         };
         InsufficientScopeError: {
             /** Format: uri */
@@ -462,7 +468,7 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: string;
                 /** @description Items per page, 1 to 100. Default: 25. */
-                limit?: string;
+                limit?: number;
                 /** @description ISO 8601 instant with a time zone. Only items updated at or after it, oldest update first. */
                 updated_since?: string;
             };
@@ -559,6 +565,8 @@ export interface operations {
             /** @description Created. */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -636,7 +644,7 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: string;
                 /** @description Items per page, 1 to 100. Default: 25. */
-                limit?: string;
+                limit?: number;
                 /** @description ISO 8601 instant with a time zone. Only items updated at or after it, oldest update first. */
                 updated_since?: string;
             };
@@ -734,6 +742,8 @@ export interface operations {
             /** @description Created. */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

@@ -2,7 +2,7 @@ import { EVENT_DATA_SCHEMAS, SCOPE_NAMES, commentViewSchema, rpcMethods, suggest
 import type { Contract, Scope } from '@feedback/contracts';
 import { analyticsQueryContract, analyticsResultSchema } from '../analytics/analytics.js';
 import { ERROR_STATUS } from '../http/api-error.js';
-import { listQueryContract } from '../pagination/list-query.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, listQueryContract } from '../pagination/list-query.js';
 import { erasureResultSchema, exportResultSchema } from '../privacy/user-data.js';
 import {
   memberCommentRequest,
@@ -38,6 +38,15 @@ const errorSchema = {
     error: { type: 'string', enum: Object.keys(ERROR_STATUS), description: 'Stable code: branch on this.' },
     message: { type: 'string', description: 'Human-readable; do not branch on it.' },
     field: { type: 'string', description: 'With validation_failed: the offending field (JSON Pointer) or parameter.' },
+    violations: {
+      type: 'array',
+      description: 'With validation_failed on a body: every problem found, the first of them also in `field` and `message`.',
+      items: {
+        type: 'object',
+        required: ['field', 'message'],
+        properties: { field: { type: 'string', description: 'JSON Pointer; empty for the whole body.' }, message: { type: 'string' } },
+      },
+    },
   },
 };
 
@@ -65,17 +74,23 @@ const pageOf = (item: string) => ({
   },
 });
 
-/** Query parameters from a query contract's properties. */
-function queryParameters(contract: Contract<unknown>): Schema[] {
+/**
+ * Query parameters from a query contract's properties. The contract sees every query value as the
+ * string it arrives as; `typed` gives the type clients should send instead (a number for `limit`).
+ */
+function queryParameters(contract: Contract<unknown>, typed: Record<string, Schema> = {}): Schema[] {
   const properties = (contract.schema as { properties: Record<string, Schema> }).properties;
   return Object.entries(properties).map(([name, schema]) => ({
     name,
     in: 'query',
     required: false,
     description: schema['description'],
-    schema: { ...schema, description: undefined },
+    schema: typed[name] ?? { ...schema, description: undefined },
   }));
 }
+
+/** The REST lists' query parameters, `limit` as the number it is. */
+const listParameters = () => queryParameters(listQueryContract, { limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } });
 
 const pathParameter = (name: string, schema: Schema, description: string) => ({ name, in: 'path', required: true, description, schema });
 const idParameter = (name: string) => pathParameter(name, { type: 'integer' }, 'Numeric id.');
@@ -117,7 +132,15 @@ const idempotencyKeyHeader = {
 function restPaths() {
   const listDescription =
     'Newest first by default. With `updated_since`, only items updated at or after that instant, oldest update first: sweep every page to recover after missed webhooks, and process items idempotently.';
-  const created = (schema: string) => ({ '201': { description: 'Created.', content: json(ref(schema)) }, '409': errorResponse('`idempotency_in_progress`.'), '422': errorResponse('`idempotency_key_reused`.') });
+  const created = (schema: string) => ({
+    '201': {
+      description: 'Created.',
+      headers: { 'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } } },
+      content: json(ref(schema)),
+    },
+    '409': errorResponse('`idempotency_in_progress`.'),
+    '422': errorResponse('`idempotency_key_reused`.'),
+  });
   return {
     '/api/v1/suggestions': {
       post: restOperation('suggestions:write', {
@@ -132,7 +155,7 @@ function restPaths() {
         summary: 'Lists suggestions, each with its author.',
         description: listDescription,
         tags: 'Suggestions',
-        parameters: queryParameters(listQueryContract),
+        parameters: listParameters(),
       }, { '200': { description: 'One page.', content: json(pageOf('Suggestion')) } }),
     },
     '/api/v1/tickets': {
@@ -148,7 +171,7 @@ function restPaths() {
         summary: 'Lists tickets.',
         description: listDescription,
         tags: 'Tickets',
-        parameters: queryParameters(listQueryContract),
+        parameters: listParameters(),
       }, { '200': { description: 'One page.', content: json(pageOf('Ticket')) } }),
     },
     '/api/v1/analytics': {
@@ -339,7 +362,7 @@ function dashboardProductPaths() {
   return {
     '/dashboard/v1/apps/{appId}/suggestions': {
       get: productOperation('boardSuggestions', "The app's suggestions (same paging as the REST API).", { '200': { description: 'One page.', content: json(pageOf('Suggestion')) } }, {
-        parameters: [app, ...queryParameters(listQueryContract)],
+        parameters: [app, ...listParameters()],
       }),
     },
     '/dashboard/v1/apps/{appId}/suggestions/{suggestionId}': {
@@ -356,7 +379,7 @@ function dashboardProductPaths() {
     },
     '/dashboard/v1/apps/{appId}/tickets': {
       get: productOperation('inboxTickets', "The app's tickets (same paging as the REST API).", { '200': { description: 'One page.', content: json(pageOf('Ticket')) } }, {
-        parameters: [app, ...queryParameters(listQueryContract)],
+        parameters: [app, ...listParameters()],
       }),
     },
     '/dashboard/v1/apps/{appId}/tickets/{ticketId}': {
