@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, integer, loadConfig, string, url } from './index.js';
+import { ConfigError, base64Key, integer, loadConfig, string, url } from './index.js';
 
 const spec = {
   DATABASE_URL: url({ description: 'PostgreSQL URL', protocols: ['postgresql', 'postgres'] }),
@@ -26,6 +26,22 @@ describe('loadConfig', () => {
     expect(problems.join('\n')).toMatch(/DATABASE_URL must use postgresql or postgres/);
     expect(problems.join('\n')).toMatch(/PORT must be a whole number/);
     expect(problems.join('\n')).toMatch(/SIGNING_KEY is required/);
+  });
+
+  it('takes a base64 key of exactly its size, and names the variable without repeating a wrong one', () => {
+    const keySpec = { KEY: base64Key({ description: 'a key', bytes: 32 }) };
+    const good = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig(keySpec, { KEY: good }).values.KEY).toBe(good);
+    for (const wrong of [Buffer.alloc(16, 7).toString('base64'), `${good.slice(0, 10)}!${good.slice(11)}`, 'not base64 at all']) {
+      let message = '';
+      try {
+        loadConfig(keySpec, { KEY: wrong });
+      } catch (error) {
+        message = (error as ConfigError).problems.join('\n');
+      }
+      expect(message).toMatch(/KEY must be 32 random bytes in base64 \(make one: openssl rand -base64 32\)/);
+      expect(message).not.toContain(wrong);
+    }
   });
 
   it('rejects a number outside its range', () => {

@@ -71,6 +71,21 @@ export function oneOf<const T extends string>(values: readonly T[], options: Com
   });
 }
 
+/**
+ * A key of exactly `bytes` bytes, written in standard base64. Checked strictly (Node's decoder
+ * skips what it cannot read, so a mangled key would otherwise pass as a different, shorter one);
+ * the error never repeats the value, which is a secret.
+ */
+export function base64Key(options: Common<string> & { bytes: number }): Variable<string> {
+  return variable({ ...options, secret: true }, (raw) => {
+    const decoded = Buffer.from(raw, 'base64');
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(raw) || decoded.toString('base64') !== raw || decoded.length !== options.bytes) {
+      throw new Error(`must be ${options.bytes} random bytes in base64 (make one: openssl rand -base64 ${options.bytes})`);
+    }
+    return raw;
+  });
+}
+
 /** A comma-separated list; empty items are dropped. */
 export function list(options: Common<string[]>): Variable<string[]> {
   return variable(

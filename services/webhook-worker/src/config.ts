@@ -1,4 +1,4 @@
-import { ConfigError, integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
+import { ConfigError, base64Key, integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
 
 /** Every environment variable the worker reads, validated at start-up. */
 export const workerEnvironment = {
@@ -10,9 +10,9 @@ export const workerEnvironment = {
   BROKER_NAMESPACE: string({ description: 'prefix of every exchange and queue name', default: '' }),
   HEALTH_PORT: integer({ description: 'port of the health endpoints', default: 3002, min: 0, max: 65535 }),
   EVENT_PREFETCH: integer({ description: 'domain events one worker handles at once', default: 50, min: 1, max: 1000 }),
-  SIGNING_SECRET_ENCRYPTION_KEY: string({
+  SIGNING_SECRET_ENCRYPTION_KEY: base64Key({
     description: 'AES-256 key (32 bytes, base64) that seals webhook signing secrets at rest',
-    secret: true,
+    bytes: 32,
   }),
   WEBHOOK_ALLOWED_PRIVATE_HOSTS: list({
     description: 'host names allowed to be local or private (local test receivers only)',

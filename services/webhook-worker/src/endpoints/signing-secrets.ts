@@ -12,7 +12,7 @@ export function generateSigningSecret(): string {
 export class SecretBox {
   private readonly key: Buffer;
 
-  /** `keyBase64`: 32 bytes, base64. */
+  /** `keyBase64`: 32 bytes, base64 (SIGNING_SECRET_ENCRYPTION_KEY, checked at start-up with the rest of the configuration). */
   constructor(keyBase64: string) {
     this.key = Buffer.from(keyBase64, 'base64');
     if (this.key.length !== 32) throw new Error('the signing secret encryption key must be 32 bytes, base64-encoded');
