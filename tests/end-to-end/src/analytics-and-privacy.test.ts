@@ -107,7 +107,7 @@ describe('privacy', () => {
     const exported = await api<Record<string, unknown[]>>('GET', '/privacy/users/erase-me');
     expect(exported.body).toMatchObject({ suggestions: [], comments: [], tickets: [], survey_responses: [] });
     const list = await api<{ data: Array<{ title: string; author: unknown }> }>('GET', '/suggestions?limit=100');
-    expect(list.body.data.find((item) => item.title === 'My idea')?.author).toEqual({ external_id: '[erased]', name: null });
+    expect(list.body.data.find((item) => item.title === 'My idea')?.author).toEqual({ external_id: null, name: null });
     expect(JSON.stringify(list.body)).not.toContain('Eve');
 
     const stored = await system.api.prisma.$queryRaw<Array<{ n: bigint }>>`

@@ -68,9 +68,6 @@ export async function exportUserData(prisma: PrismaClient, appId: number, extern
   };
 }
 
-/** Placeholder author of an erased user's suggestions: the idea stays on the board, the person goes. */
-export const ERASED_AUTHOR = '[erased]';
-
 /**
  * Erases one end user of one app, in one transaction (specification: privacy:write). Their
  * suggestions stay, anonymised; their comments, tickets (with every message) and survey
@@ -82,7 +79,8 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
   return prisma.$transaction(async (tx) => {
     const anonymised = await tx.suggestion.updateMany({
       where: { appId, authorExternalId: externalId },
-      data: { authorExternalId: ERASED_AUTHOR, authorName: null },
+      // The idea stays on the board, the person goes: no id, no name.
+      data: { authorExternalId: null, authorName: null },
     });
     const comments = await tx.suggestionComment.findMany({ where: { appId, authorExternalId: externalId }, select: { id: true, suggestionId: true } });
     for (const comment of comments) {

@@ -1,0 +1,3 @@
+-- An erased user's suggestions keep no author id: the placeholder "[erased]" could equal one of a
+-- customer's own user ids, and receivers would try to notify it.
+ALTER TABLE "suggestions" ALTER COLUMN "author_external_id" DROP NOT NULL;
