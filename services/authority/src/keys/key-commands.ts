@@ -110,7 +110,8 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
     async revokeKey({ actor, app_id }: RpcRequest<'authority.revokeKey'>): Promise<RpcResult<'authority.revokeKey'>> {
       const { member, key } = await authorize(actor, app_id, 'revoke API keys');
       const updated = await prisma.$transaction(async (tx) => {
-        await audit(tx, member, key.appId, 'revoked');
+        // The trail records what changed: a second press, or a retry, revokes nothing new.
+        if ((await lockKey(tx, key.id)).status !== 'revoked') await audit(tx, member, key.appId, 'revoked');
         return tx.apiKey.update({ where: { id: key.id }, data: { status: 'revoked' } });
       });
       // Also when it was revoked already: a retry after "propagation_unconfirmed" confirms it.
@@ -122,7 +123,7 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
       const { member, key } = await authorize(actor, app_id, 'restore API keys');
       // Refusals are never cached, so no instance needs telling: the same key works at its next request.
       const updated = await prisma.$transaction(async (tx) => {
-        await audit(tx, member, key.appId, 'restored');
+        if ((await lockKey(tx, key.id)).status !== 'active') await audit(tx, member, key.appId, 'restored');
         return tx.apiKey.update({ where: { id: key.id }, data: { status: 'active' } });
       });
       return apiKeyView(updated);
