@@ -10,6 +10,9 @@ export class PermanentFailure extends Error {
   override readonly name = 'PermanentFailure';
 }
 
+/** Deliveries of one message after which its failures are logged as errors, not warnings. */
+const REPEATED_FAILURES = 10;
+
 export interface ConsumerOptions<T> {
   queue: string;
   /** Declares the queue and its bindings; runs on every reconnect before consuming. */
@@ -100,7 +103,11 @@ export function startConsumer<T>(broker: Broker, logger: Logger, options: Consum
         settle(channel, message, 'reject');
         return;
       }
-      log.warn('handler failed; message will be redelivered', { error });
+      // Quorum queues count deliveries: one that keeps failing is most likely a bug, not an outage,
+      // and is logged as an error so that it reaches whoever is on call.
+      const deliveries = Number(message.properties.headers?.['x-delivery-count'] ?? 0) + 1;
+      if (deliveries >= REPEATED_FAILURES) log.error('handler keeps failing; message will be redelivered', { error, deliveries });
+      else log.warn('handler failed; message will be redelivered', { error, deliveries });
       await new Promise((resolve) => setTimeout(resolve, options.requeueDelayMs ?? 1000));
       settle(channel, message, 'requeue');
     }

@@ -131,6 +131,39 @@ describe('messaging over a real broker', () => {
       await consumer.stop();
     }
   });
+  it('redelivers a message its handler fails on, and logs it as an error once it keeps failing', async () => {
+    const lines: Array<{ level: string; message: string; deliveries?: number }> = [];
+    const sink = new winston.transports.Console({ level: 'debug' });
+    sink.log = (info: Record<string, unknown>, next: () => void) => {
+      lines.push(info as (typeof lines)[number]);
+      next();
+    };
+    let calls = 0;
+    const consumer = startConsumer(broker, createLogger({ service: 'test', level: 'debug', transports: [sink] }), {
+      queue,
+      setup: setupProbe,
+      contract: probeContract,
+      requeueDelayMs: 5,
+      handle: async () => {
+        calls += 1;
+        if (calls <= 10) throw new Error('the database is away');
+      },
+    });
+    const publisher = new ConfirmedPublisher(broker, { name: 'probe-publisher-4', setup: (channel) => declareExchanges(channel, names) });
+    try {
+      await publisher.publish(names.domainEvents, 'probe.failing', { n: 5 });
+      await eventually(() => (calls === 11 ? true : undefined), { what: 'the eleventh delivery', timeoutMs: 10_000 });
+      const failures = lines.filter((line) => line.message.includes('message will be redelivered'));
+      expect(failures.map((line) => [line.level, line.deliveries])).toEqual([
+        ...Array.from({ length: 9 }, (_, n) => ['warn', n + 1]),
+        ['error', 10],
+      ]);
+    } finally {
+      await publisher.close();
+      await consumer.stop();
+    }
+  });
+
   it('stops gracefully: takes no new message, finishes the one in flight and acknowledges it', async () => {
     const finished: number[] = [];
     let started!: () => void;
