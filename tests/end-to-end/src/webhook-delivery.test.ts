@@ -335,6 +335,12 @@ describe('from the dashboard', () => {
     const foreign = await call(url(), 'GET', `${base}&cursor=${randomUUID()}`, { token: owner.token });
     expect(foreign.status).toBe(400);
     expect(foreign.body).toMatchObject({ error: 'invalid_cursor' });
+    expect((await call(url(), 'GET', `${base}&cursor=${'x'.repeat(201)}`, { token: owner.token })).body).toMatchObject({ error: 'invalid_cursor' });
+    // Paging by time is gone: refused by name rather than answered with the first page again.
+    const before = await call(url(), 'GET', `${base}&before=${new Date().toISOString()}`, { token: owner.token });
+    expect(before.status).toBe(400);
+    expect(before.body).toMatchObject({ error: 'validation_failed', field: '/before' });
+    expect((await call(url(), 'GET', `${base.replace('limit=2', 'limit=0')}`, { token: owner.token })).body).toMatchObject({ error: 'validation_failed', field: '/limit' });
   });
 
   it('does not redeliver a delivery whose payload an erasure replaced', async () => {
@@ -362,13 +368,18 @@ describe('from the dashboard', () => {
       const answer = await call<{ items: Array<{ id: string; status: string }> }>(url(), 'GET', `/dashboard/v1/apps/${appId}/webhooks/${id}/deliveries`, { token: owner.token });
       return answer.body.items[0]?.status === 'delivered' ? answer.body.items : undefined;
     }, { what: 'delivered' });
-    const again = await call(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${id}/deliveries/${deliveries[0]!.id}/redeliver`, { token: owner.token });
-    expect(again.status).toBe(202);
+    // Pressed twice at once: one redelivery, the other press told it is in progress.
+    const redeliver = () => call(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${id}/deliveries/${deliveries[0]!.id}/redeliver`, { token: owner.token });
+    const presses = await Promise.all([redeliver(), redeliver()]);
+    expect(presses.map((press) => press.status).sort()).toEqual([202, 409]);
+    expect(presses.find((press) => press.status === 409)?.body).toMatchObject({ error: 'delivery_in_progress' });
     await eventually(() => (target.received.length === 2 ? true : undefined), { what: 'the redelivery' });
     expect(target.received[1]!.headers['x-service-delivery']).toBe(target.received[0]!.headers['x-service-delivery']);
     await eventually(
       () => system.worker.prisma.delivery.findFirst({ where: { id: deliveries[0]!.id, status: 'delivered', attempts: 2 } }).then((row) => row ?? undefined),
       { what: 'the redelivery recorded' },
     );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(target.received).toHaveLength(2);
   });
 });

@@ -5,6 +5,7 @@ import type { Logger } from '@feedback/logging';
 import { QUORUM_QUEUE, declareExchanges, startConsumer } from '@feedback/messaging';
 import type { Broker, Consumer, TopologyNames } from '@feedback/messaging';
 import type { PrismaClient } from '../database.js';
+import { ERASED_PAYLOAD } from '../deliveries/erased-payload.js';
 import type { FanOutResult } from '../deliveries/fan-out.js';
 
 /** The worker's queue takes every domain event; fan-out to endpoints decides who gets what. */
@@ -38,7 +39,7 @@ export async function recordErasure(prisma: PrismaClient, erasure: UserErased): 
   const ids = named.map((row) => row.id);
   if (ids.length === 0) return;
   await prisma.$transaction([
-    prisma.delivery.updateMany({ where: { id: { in: ids } }, data: { payload: { erased: true } } }),
+    prisma.delivery.updateMany({ where: { id: { in: ids } }, data: { payload: ERASED_PAYLOAD } }),
     prisma.delivery.updateMany({ where: { id: { in: ids }, status: { in: ['pending', 'retrying'] } }, data: { status: 'withheld' } }),
     prisma.deliveryAttempt.updateMany({ where: { deliveryId: { in: ids } }, data: { responseBodyStart: null } }),
   ]);

@@ -1,5 +1,6 @@
 import type DataLoader from 'dataloader';
 import type pg from 'pg';
+import { ERASED_PAYLOAD_JSON, isErasedPayloadSql } from './erased-payload.js';
 import { statementBatches } from './statement-batches.js';
 
 /** What one attempt needs: the delivery, where it goes, and whether it may go at all. */
@@ -42,7 +43,7 @@ const userHash = (delivery: string, identity: string) =>
  * SQL: whether the envelope of delivery row `delivery` names an end user who has since been
  * erased, or was erased already (its payload replaced, see recordErasure).
  */
-export const namesErasedUserSql = (delivery: string) => `(${delivery}.payload ? 'erased' OR EXISTS (
+export const namesErasedUserSql = (delivery: string) => `(${isErasedPayloadSql(`${delivery}.payload`)} OR EXISTS (
   SELECT 1 FROM webhooks.privacy_erasures p
   WHERE p.app_id = ${delivery}.app_id AND p.user_hash IN (${userHash(delivery, 'author')}, ${userHash(delivery, 'sender')})
 ))`;
@@ -133,9 +134,9 @@ export class AttemptStore {
   /** Stops a delivery that names an erased user, and drops its stored payload. */
   async withhold(deliveryId: string): Promise<void> {
     await this.pool.query(
-      `UPDATE webhooks.deliveries SET status = 'withheld', payload = '{"erased":true}', updated_at = now()
+      `UPDATE webhooks.deliveries SET status = 'withheld', payload = $2::jsonb, updated_at = now()
        WHERE id = $1 AND status IN ('pending', 'retrying')`,
-      [deliveryId],
+      [deliveryId, ERASED_PAYLOAD_JSON],
     );
   }
 

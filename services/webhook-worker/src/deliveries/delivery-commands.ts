@@ -4,6 +4,7 @@ import { ATTEMPT_HEADER, MANUAL_HEADER, RpcError } from '@feedback/messaging';
 import type { ConfirmedPublisher, WebhookQueueNames } from '@feedback/messaging';
 import type { Delivery, DeliveryAttempt, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { findOwnedEndpoint } from '../endpoints/endpoint-commands.js';
+import { isErasedPayload } from './erased-payload.js';
 
 type Owner = RpcRequest<'webhook-worker.listDeliveries'>['owner'];
 
@@ -28,9 +29,6 @@ const attemptView = (attempt: DeliveryAttempt) => ({
 });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A payload whose content an erasure removed (see recordErasure). */
-const isErased = (payload: Prisma.JsonValue) => typeof payload === 'object' && payload !== null && !Array.isArray(payload) && payload['erased'] === true;
 
 /** Send test, delivery history and redelivery, answered over RPC for the dashboard. */
 export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPublisher, queues: WebhookQueueNames) {
@@ -103,25 +101,27 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
 
     /**
      * One more attempt with the same id, for a delivery that has settled (delivered or abandoned).
-     * The attempt is queued before the delivery shows pending: were it the other way round, a
-     * publish that failed (or a worker that died in between) would leave it pending for good, and
-     * refused as in progress. A second press before the first attempt is made queues the same
-     * attempt number, which is made once.
+     * Under the delivery's row lock, the attempt is queued (confirmed) and the delivery marked
+     * pending in one transaction: a publish that fails leaves it as it was, a second press waits
+     * and finds it in progress, and the worker's record or withhold of that attempt (an update of
+     * the same row) lands after the commit, never before it.
      */
     async redeliver(request: RpcRequest<'webhook-worker.redeliver'>): Promise<RpcResult<'webhook-worker.redeliver'>> {
-      const delivery = await ownedDelivery(request.owner, request.endpoint_id, request.delivery_id);
-      // Erased after it was sent: what is stored is no longer the envelope.
-      if (delivery.status === 'withheld' || isErased(delivery.payload)) {
-        throw new RpcError('delivery_withheld', 'This delivery names an erased user; it is never sent again.');
-      }
-      if (delivery.status === 'pending' || delivery.status === 'retrying') {
-        throw new RpcError('delivery_in_progress', 'This delivery is still being attempted; redeliver it once it is delivered or abandoned.');
-      }
-      await queue(delivery.id, delivery.attempts + 1, true);
-      // Only if nothing happened meanwhile: the attempt may already be recorded.
-      await prisma.delivery.updateMany({ where: { id: delivery.id, attempts: delivery.attempts, status: delivery.status }, data: { status: 'pending' } });
-      const current = await prisma.delivery.findUniqueOrThrow({ where: { id: delivery.id } });
-      return deliveryView(current);
+      const { id } = await ownedDelivery(request.owner, request.endpoint_id, request.delivery_id);
+      const updated = await prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT 1 FROM webhooks.deliveries WHERE id = ${id}::uuid FOR UPDATE`;
+        const delivery = await tx.delivery.findUniqueOrThrow({ where: { id } });
+        // Erased after it was sent: what is stored is no longer the envelope.
+        if (delivery.status === 'withheld' || isErasedPayload(delivery.payload)) {
+          throw new RpcError('delivery_withheld', 'This delivery names an erased user; it is never sent again.');
+        }
+        if (delivery.status === 'pending' || delivery.status === 'retrying') {
+          throw new RpcError('delivery_in_progress', 'This delivery is still being attempted; redeliver it once it is delivered or abandoned.');
+        }
+        await queue(id, delivery.attempts + 1, true);
+        return tx.delivery.update({ where: { id }, data: { status: 'pending' } });
+      });
+      return deliveryView(updated);
     },
   };
 }

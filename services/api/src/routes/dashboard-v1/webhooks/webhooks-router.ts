@@ -1,9 +1,27 @@
 import { Router } from 'express';
 import type { Request } from 'express';
+import { ApiError } from '../../../http/api-error.js';
 import { methodNotAllowed } from '../../../http/method-not-allowed.js';
 import { recordId } from '../../../product/request-schemas.js';
 import type { RouteContext } from '../../route-context.js';
 
+
+/**
+ * The delivery history's query: `cursor` and `limit` only. Anything else is refused by name (a
+ * client still sending the old `before` would otherwise get the first page again and again).
+ */
+function historyQuery(query: Request['query']): { cursor?: string; limit?: number } {
+  const unknown = Object.keys(query).find((name) => name !== 'cursor' && name !== 'limit');
+  if (unknown !== undefined) throw new ApiError('validation_failed', `Unknown query parameter "${unknown}": page with cursor and limit.`, { field: `/${unknown}` });
+  const { cursor, limit } = query;
+  if (limit !== undefined && !(typeof limit === 'string' && /^\d{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 100)) {
+    throw new ApiError('validation_failed', 'limit must be a whole number from 1 to 100.', { field: '/limit' });
+  }
+  if (cursor !== undefined && !(typeof cursor === 'string' && cursor.length >= 1 && cursor.length <= 200)) {
+    throw new ApiError('invalid_cursor', "The cursor is not one this history gave; start again without it.", { field: '/cursor' });
+  }
+  return { ...(cursor !== undefined ? { cursor: cursor as string } : {}), ...(limit !== undefined ? { limit: Number(limit) } : {}) };
+}
 
 /**
  * Webhook endpoints of an app, for Owners and Admins. The authority decides who may (and tells
@@ -59,8 +77,7 @@ export function webhooksRouter(context: RouteContext): Router {
     response.status(202).json(delivery);
   });
   router.get('/apps/:appId/webhooks/:endpointId/deliveries', async (request, response) => {
-    const cursor = typeof request.query['cursor'] === 'string' ? request.query['cursor'] : undefined;
-    const limit = typeof request.query['limit'] === 'string' && /^\d{1,3}$/.test(request.query['limit']) ? Number(request.query['limit']) : undefined;
+    const { cursor, limit } = historyQuery(request.query);
     response.json(
       await call(
         'webhook-worker.listDeliveries',
