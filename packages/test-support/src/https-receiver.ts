@@ -53,11 +53,15 @@ export interface ReceivedRequest {
 /**
  * A real HTTPS server standing in for a customer's webhook receiver. It records every request
  * and answers with whatever `answer` says (status, optional headers and body), 200 by default;
- * the body is `answer <status>` unless given.
+ * the body is `answer <status>` unless given. An answer waits `delayMs`, and for `until` to
+ * settle when given (a test holds answers back and lets them go when it chooses).
  */
 export class HttpsReceiver {
   readonly received: ReceivedRequest[] = [];
-  answer: (request: ReceivedRequest, index: number) => { status: number; headers?: Record<string, string>; body?: string | Buffer; delayMs?: number } = () => ({
+  answer: (
+    request: ReceivedRequest,
+    index: number,
+  ) => { status: number; headers?: Record<string, string>; body?: string | Buffer; delayMs?: number; until?: Promise<unknown> } = () => ({
     status: 200,
   });
 
@@ -73,11 +77,13 @@ export class HttpsReceiver {
       request.on('end', () => {
         const received = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
         const index = receiver!.received.push(received) - 1;
-        const { status, headers, body, delayMs } = receiver!.answer(received, index);
-        setTimeout(() => {
+        const { status, headers, body, delayMs, until } = receiver!.answer(received, index);
+        const delayed = new Promise((resolve) => setTimeout(resolve, delayMs ?? 0));
+        void Promise.allSettled([delayed, until]).then(() => {
+          if (response.destroyed) return;
           response.writeHead(status, headers);
           response.end(body ?? `answer ${status}`);
-        }, delayMs ?? 0);
+        });
       });
     });
     server.listen(0, '127.0.0.1');

@@ -31,6 +31,9 @@ export interface AttemptMakerOptions {
  */
 const STRUGGLING_PER_ENDPOINT = 2;
 
+/** Struggling endpoints remembered per process. */
+const STRUGGLING_KEPT = 10_000;
+
 /** Unsealed secrets kept per process; past this many, the cache starts again. */
 const OPENED_SECRETS_KEPT = 10_000;
 
@@ -122,7 +125,7 @@ export class AttemptMaker {
       const last = manual || number >= this.maxAttempts;
       const status: DeliveryStatus = delivered ? 'delivered' : last ? 'abandoned' : 'retrying';
       if (delivered && result.durationMs <= this.struggleAfterMs) this.struggling.delete(delivery.endpointId);
-      else this.struggling.add(delivery.endpointId);
+      else this.markStruggling(delivery.endpointId);
       await store.record({
         deliveryId: delivery.id,
         number,
@@ -149,6 +152,16 @@ export class AttemptMaker {
       else this.busy.delete(delivery.endpointId);
       if (countedStruggling) this.strugglingBusy -= 1;
     }
+  }
+
+  /**
+   * Notes an endpoint as struggling, most recent last. The oldest note goes past STRUGGLING_KEPT:
+   * an endpoint deleted, or no longer sent anything, would otherwise stay for the process's life.
+   */
+  private markStruggling(endpointId: string): void {
+    this.struggling.delete(endpointId);
+    this.struggling.add(endpointId);
+    if (this.struggling.size > STRUGGLING_KEPT) this.struggling.delete(this.struggling.values().next().value!);
   }
 
   /**
