@@ -242,8 +242,7 @@ export const rpcMethods = {
     request: actorOnly('authority.getTeam.request'),
     result: defineContract('authority.getTeam.result', teamSchema),
   },
-  /** Owner only. */
-  /** Owner only. Errors: too_many_webhook_endpoints (the team has more than the plan includes). */
+  /** Owner only. Errors: too_many_webhook_endpoints (the team has more than the plan includes), service_unavailable. */
   'authority.changePlan': {
     request: defineContract('authority.changePlan.request', withActor({ plan: { enum: PLANS } }, ['plan'])),
     result: defineContract('authority.changePlan.result', teamSchema),

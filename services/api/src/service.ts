@@ -9,7 +9,7 @@ import { ApiInstancePresence } from './auth/api-instance-presence.js';
 import { failureRateLimit } from './auth/failure-rate-limit.js';
 import { KeyChangeListener } from './auth/key-change-listener.js';
 import { KeyUsageRecorder } from './auth/key-usage-recorder.js';
-import { carriesVerifiedKey, secretKeyAuth } from './auth/secret-key-auth.js';
+import { RecentlyAuthenticatedKeys, secretKeyAuth } from './auth/secret-key-auth.js';
 import { SecretKeyVerifier } from './auth/secret-key-verifier.js';
 import type { ApiConfig } from './config.js';
 import { connectApiDatabase, migrateApiDatabase } from './database.js';
@@ -54,13 +54,14 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     links: { dashboardUrl: config.dashboardUrl, docsUrl: config.docsUrl },
     dashboardTimeoutMs: config.dashboardRpcTimeoutMs,
   };
+  const recentKeys = new RecentlyAuthenticatedKeys();
   const app = buildApp({
     context: routeContext,
     logger,
-    secretKeyAuth: secretKeyAuth(verifier, keyUsage),
+    secretKeyAuth: secretKeyAuth(verifier, keyUsage, recentKeys),
     // Separate counts: a browser's expired sessions do not lock out the office's integrations.
     failureRateLimits: {
-      api: failureRateLimit({ limit: config.authFailureLimit, admit: carriesVerifiedKey(verifier) }),
+      api: failureRateLimit({ limit: config.authFailureLimit, admit: recentKeys.carriedBy }),
       dashboard: failureRateLimit({ limit: config.authFailureLimit }),
     },
     readiness: brokerAndDatabaseChecks(broker, prisma),

@@ -42,7 +42,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   const changePlan = changePlanCommand(prisma, notifier, async (teamId) => {
     const { count } = await rpcClient.call('webhook-worker.countTeamEndpoints', { team_id: teamId });
     return count;
-  });
+  }, logger);
   const rpc = serveRpc(broker, logger, {
     service: 'authority',
     names,

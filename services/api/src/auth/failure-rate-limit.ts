@@ -8,8 +8,8 @@ export interface FailureRateLimitOptions {
   /** Window length in seconds. Default: 60. */
   windowSeconds?: number;
   /**
-   * Lets a request through an address's block when it carries proof that is no guess (a key this
-   * instance verified moments ago), so that failures from the same address, such as an old
+   * Lets a request through an address's block when it carries proof that is no guess (a key that
+   * authenticated here lately), so that failures from the same address, such as an old
    * deployment still sending a rotated key from behind the same NAT, do not lock out a working
    * integration. Default: none.
    */

@@ -31,11 +31,27 @@ export function bearerSecretKey(request: Request): string | undefined {
   return key && isWellFormedSecretKey(key) ? key : undefined;
 }
 
-/** Whether the request carries a key this instance verified moments ago (see failureRateLimit). */
-export function carriesVerifiedKey(verifier: SecretKeyVerifier): (request: Request) => boolean {
-  return (request) => {
+/**
+ * Keys (by hash) that authenticated on this instance lately: what the failed-login limiter lets
+ * through an address's block (a working integration, not a guess). Each success keeps a key for
+ * `ttlMs` more; at most `maxEntries`, the least recently used going first. Being here never
+ * authenticates anything: the key is still verified.
+ */
+export class RecentlyAuthenticatedKeys {
+  private readonly until = new Map<string, number>();
+
+  constructor(private readonly options: { ttlMs?: number; maxEntries?: number } = {}) {}
+
+  note(keyHash: string): void {
+    this.until.delete(keyHash);
+    this.until.set(keyHash, Date.now() + (this.options.ttlMs ?? 10 * 60_000));
+    if (this.until.size > (this.options.maxEntries ?? 10_000)) this.until.delete(this.until.keys().next().value!);
+  }
+
+  /** Whether the request carries one of these keys. */
+  readonly carriedBy = (request: Request): boolean => {
     const key = bearerSecretKey(request);
-    return key !== undefined && verifier.isVerified(hashSecretKey(key));
+    return key !== undefined && (this.until.get(hashSecretKey(key)) ?? 0) > Date.now();
   };
 }
 
@@ -44,15 +60,16 @@ export function carriesVerifiedKey(verifier: SecretKeyVerifier): (request: Reque
  * without asking anyone; a well-formed one is resolved by its hash (cached, see
  * SecretKeyVerifier). Neither the key nor its hash ever reaches a response or a log line.
  */
-export function secretKeyAuth(verifier: SecretKeyVerifier, usage: KeyUsageRecorder): RequestHandler {
+export function secretKeyAuth(verifier: SecretKeyVerifier, usage: KeyUsageRecorder, recent: RecentlyAuthenticatedKeys): RequestHandler {
   return async (request, _response, next) => {
     try {
       if (!request.get('authorization')) throw unauthorized('missing_api_key', 'Send your secret key as "Authorization: Bearer sk_live_…".');
       const key = bearerSecretKey(request);
       if (!key) throw unauthorized('invalid_api_key', INVALID);
+      const keyHash = hashSecretKey(key);
       let identity: ApiKeyIdentity;
       try {
-        identity = await verifier.verify(hashSecretKey(key));
+        identity = await verifier.verify(keyHash);
       } catch (error) {
         if (error instanceof RpcError && error.code === 'unknown_key') throw unauthorized('invalid_api_key', INVALID);
         if (error instanceof RpcError && error.code === 'revoked_key') {
@@ -64,6 +81,7 @@ export function secretKeyAuth(verifier: SecretKeyVerifier, usage: KeyUsageRecord
         throw new ApiError('plan_upgrade_required', 'The REST API is not included in the Free plan. Upgrade to Starter or Pro.');
       }
       usage.record(identity.key_id);
+      recent.note(keyHash);
       request.apiKey = identity;
       next();
     } catch (error) {

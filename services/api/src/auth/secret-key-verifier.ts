@@ -40,12 +40,6 @@ export class SecretKeyVerifier {
     return identity;
   }
 
-  /** Whether this key is one this instance verified recently and still trusts, without asking anyone. */
-  isVerified(keyHash: string): boolean {
-    const now = Date.now();
-    return now < this.trustedUntil() && (this.cache.get(keyHash)?.expiresAt ?? 0) > now;
-  }
-
   private remember(keyHash: string, identity: ApiKeyIdentity): void {
     this.cache.delete(keyHash);
     this.cache.set(keyHash, { identity, expiresAt: Date.now() + (this.options.ttlMs ?? 60_000) });

@@ -46,7 +46,7 @@ function toApiError(error: unknown): ApiError {
   // A request the other service refused by its contract: the client sent it, so it is a 400.
   if (error instanceof RpcError && error.code === 'contract_violation') return new ApiError('validation_failed', error.message);
   if (error instanceof RpcError && PASSED_THROUGH_RPC_CODES.has(error.code) && error.code in ERROR_STATUS) {
-    return new ApiError(error.code as ErrorCode, error.message);
+    return new ApiError(error.code as ErrorCode, error.message, {}, error.code === 'service_unavailable' ? { 'Retry-After': '1' } : {});
   }
   const { type, status } = (error ?? {}) as { type?: string; status?: number };
   if (type === 'entity.parse.failed') return new ApiError('malformed_json', 'The request body is not valid JSON.');

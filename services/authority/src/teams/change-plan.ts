@@ -1,6 +1,7 @@
 import { WEBHOOK_ENDPOINT_LIMITS } from '@feedback/contracts';
 import type { RpcRequest, RpcResult } from '@feedback/contracts';
-import { RpcError, RpcTimeoutError } from '@feedback/messaging';
+import type { Logger } from '@feedback/logging';
+import { RpcError } from '@feedback/messaging';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { loadActor, requireRole } from '../access/actor.js';
 import type { KeyChangeNotifier } from '../keys/key-change-notifier.js';
@@ -12,20 +13,22 @@ export type WebhookEndpointCount = (teamId: string) => Promise<number>;
 /**
  * The Owner changes the team's plan. A plan that includes fewer webhook endpoints than the team
  * has is refused until some are deleted: on Free, webhooks are not included at all, and a team
- * that kept its endpoints would go on receiving them. The REST API follows the plan at once (the
- * api instances drop the team's cached keys).
+ * that kept its endpoints would go on receiving them. Only such a plan needs the worker's count,
+ * so an upgrade never waits on it. The REST API follows the plan at once (the api instances drop
+ * the team's cached keys).
  */
-export function changePlanCommand(prisma: PrismaClient, notifier: KeyChangeNotifier, webhookEndpoints: WebhookEndpointCount) {
+export function changePlanCommand(prisma: PrismaClient, notifier: KeyChangeNotifier, webhookEndpoints: WebhookEndpointCount, logger: Logger) {
   return async ({ actor, plan }: RpcRequest<'authority.changePlan'>): Promise<RpcResult<'authority.changePlan'>> => {
     const member = await loadActor(prisma, actor);
     requireRole(member, ['owner'], 'change the plan');
+    const current = await prisma.team.findUniqueOrThrow({ where: { id: member.teamId } });
     const limit = WEBHOOK_ENDPOINT_LIMITS[plan];
-    if (Number.isFinite(limit)) {
+    if (limit < WEBHOOK_ENDPOINT_LIMITS[current.plan]) {
       const count = await webhookEndpoints(member.teamId).catch((error: unknown) => {
-        if (error instanceof RpcTimeoutError) {
-          throw new RpcError('service_unavailable', 'The webhook service did not answer in time; the plan is unchanged. Retry shortly.');
-        }
-        throw error;
+        // Whatever went wrong over there (no answer, an older worker, a malformed reply), the
+        // Owner's request was fine: the plan stays as it was and they may retry.
+        logger.warn('could not count the team\'s webhook endpoints; plan unchanged', { error, teamId: member.teamId });
+        throw new RpcError('service_unavailable', 'The webhook service did not answer; the plan is unchanged. Retry shortly.');
       });
       if (count > limit) {
         throw new RpcError(
