@@ -29,9 +29,10 @@ describe('loadConfig', () => {
   });
 
   it('takes a base64 key of exactly its size, and names the variable without repeating a wrong one', () => {
-    const keySpec = { KEY: base64Key({ description: 'a key', bytes: 32 }) };
-    const good = Buffer.alloc(32, 7).toString('base64');
-    expect(loadConfig(keySpec, { KEY: good }).values.KEY).toBe(good);
+    const keySpec = { KEY: base64Key({ description: 'a key', bytes: 32, hint: 'make one: openssl rand -base64 32' }) };
+    const bytes = Buffer.from(Array.from({ length: 32 }, (_, n) => n * 8 + 3));
+    const good = bytes.toString('base64');
+    for (const form of [good, bytes.toString('base64url'), good.replace(/=+$/, '')]) expect(loadConfig(keySpec, { KEY: form }).values.KEY).toBe(form);
     for (const wrong of [Buffer.alloc(16, 7).toString('base64'), `${good.slice(0, 10)}!${good.slice(11)}`, 'not base64 at all']) {
       let message = '';
       try {
@@ -39,7 +40,7 @@ describe('loadConfig', () => {
       } catch (error) {
         message = (error as ConfigError).problems.join('\n');
       }
-      expect(message).toMatch(/KEY must be 32 random bytes in base64 \(make one: openssl rand -base64 32\)/);
+      expect(message).toMatch(/KEY must be 32 bytes in base64 \(make one: openssl rand -base64 32\)/);
       expect(message).not.toContain(wrong);
     }
   });

@@ -72,15 +72,16 @@ export function oneOf<const T extends string>(values: readonly T[], options: Com
 }
 
 /**
- * A key of exactly `bytes` bytes, written in standard base64. Checked strictly (Node's decoder
- * skips what it cannot read, so a mangled key would otherwise pass as a different, shorter one);
- * the error never repeats the value, which is a secret.
+ * A key of exactly `bytes` bytes in base64 (standard or URL-safe, padded or not). Checked
+ * strictly: Node's decoder skips what it cannot read, so a mangled key would otherwise pass as a
+ * different, shorter one. The error never repeats the value, which is a secret.
  */
-export function base64Key(options: Common<string> & { bytes: number }): Variable<string> {
+export function base64Key(options: Common<string> & { bytes: number; hint?: string }): Variable<string> {
   return variable({ ...options, secret: true }, (raw) => {
-    const decoded = Buffer.from(raw, 'base64');
-    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(raw) || decoded.toString('base64') !== raw || decoded.length !== options.bytes) {
-      throw new Error(`must be ${options.bytes} random bytes in base64 (make one: openssl rand -base64 ${options.bytes})`);
+    const digits = raw.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/');
+    const decoded = Buffer.from(digits, 'base64');
+    if (!/^[A-Za-z0-9+/]+$/.test(digits) || decoded.toString('base64').replace(/=+$/, '') !== digits || decoded.length !== options.bytes) {
+      throw new Error(`must be ${options.bytes} bytes in base64${options.hint ? ` (${options.hint})` : ''}`);
     }
     return raw;
   });

@@ -13,6 +13,7 @@ export const workerEnvironment = {
   SIGNING_SECRET_ENCRYPTION_KEY: base64Key({
     description: 'AES-256 key (32 bytes, base64) that seals webhook signing secrets at rest',
     bytes: 32,
+    hint: 'a new one, for a new installation: openssl rand -base64 32. Once endpoints exist, only the key that sealed their secrets opens them',
   }),
   WEBHOOK_ALLOWED_PRIVATE_HOSTS: list({
     description: 'host names allowed to be local or private (local test receivers only)',
