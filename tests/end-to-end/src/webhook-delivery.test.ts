@@ -368,9 +368,14 @@ describe('from the dashboard', () => {
       const answer = await call<{ items: Array<{ id: string; status: string }> }>(url(), 'GET', `/dashboard/v1/apps/${appId}/webhooks/${id}/deliveries`, { token: owner.token });
       return answer.body.items[0]?.status === 'delivered' ? answer.body.items : undefined;
     }, { what: 'delivered' });
-    // Pressed twice at once: one redelivery, the other press told it is in progress.
+    // Pressed twice while the redelivery is under way (its answer held back): one redelivery,
+    // the other press told it is in progress.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    target.answer = () => ({ status: 200, until: held });
     const redeliver = () => call(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${id}/deliveries/${deliveries[0]!.id}/redeliver`, { token: owner.token });
     const presses = await Promise.all([redeliver(), redeliver()]);
+    release();
     expect(presses.map((press) => press.status).sort()).toEqual([202, 409]);
     expect(presses.find((press) => press.status === 409)?.body).toMatchObject({ error: 'delivery_in_progress' });
     await eventually(() => (target.received.length === 2 ? true : undefined), { what: 'the redelivery' });
