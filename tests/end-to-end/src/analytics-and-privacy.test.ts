@@ -113,7 +113,18 @@ describe('privacy', () => {
     const stored = await system.api.prisma.$queryRaw<Array<{ n: bigint }>>`
       SELECT count(*) AS n FROM api.outbox_events WHERE published_at IS NULL AND payload::text LIKE '%erase-me%'`;
     expect(Number(stored[0]?.n)).toBe(0);
-    expect(await system.api.prisma.idempotencyRecord.count({ where: { key: 'erase-key' } })).toBe(0);
+    // The stored answer is gone; a retry with its key is refused rather than run again.
+    const tombstone = await system.api.prisma.idempotencyRecord.findFirstOrThrow({ where: { key: 'erase-key' } });
+    expect(tombstone).toMatchObject({ requestHash: 'erased', responseStatus: null, responseBody: null });
+    const retried = await fetch(`${url()}/api/v1/suggestions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'idempotency-key': 'erase-key' },
+      body: JSON.stringify({ title: 'Via API', author: user }),
+    });
+    expect(retried.status).toBe(410);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(await retried.json()).toMatchObject({ error: 'user_erased' });
+    expect((await api<Record<string, unknown[]>>('GET', '/privacy/users/erase-me')).body['suggestions']).toEqual([]);
 
     const hash = createHash('sha256').update(`${appId}:erase-me`).digest('hex');
     await eventually(() => system.worker.prisma.privacyErasure.findFirst({ where: { appId, userHash: hash } }).then((row) => row ?? undefined), {

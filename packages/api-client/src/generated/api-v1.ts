@@ -113,7 +113,7 @@ export interface components {
              * @description Stable code: branch on this.
              * @enum {string}
              */
-            error: "malformed_json" | "validation_failed" | "missing_api_key" | "invalid_api_key" | "revoked_api_key" | "invalid_session" | "invalid_public_key" | "invalid_credentials" | "insufficient_scope" | "insufficient_role" | "plan_upgrade_required" | "not_found" | "method_not_allowed" | "email_taken" | "last_owner" | "key_revoked" | "too_many_webhook_endpoints" | "invalid_transition" | "ticket_closed" | "delivery_in_progress" | "delivery_withheld" | "idempotency_in_progress" | "idempotency_key_reused" | "invalid_cursor" | "unsafe_url" | "plan_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable" | "propagation_unconfirmed";
+            error: "malformed_json" | "validation_failed" | "missing_api_key" | "invalid_api_key" | "revoked_api_key" | "invalid_session" | "invalid_public_key" | "invalid_credentials" | "insufficient_scope" | "insufficient_role" | "plan_upgrade_required" | "not_found" | "method_not_allowed" | "email_taken" | "last_owner" | "key_revoked" | "user_erased" | "too_many_webhook_endpoints" | "invalid_transition" | "ticket_closed" | "delivery_in_progress" | "delivery_withheld" | "idempotency_in_progress" | "idempotency_key_reused" | "invalid_cursor" | "unsafe_url" | "plan_limit_reached" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable" | "propagation_unconfirmed";
             /** @description With validation_failed: the offending field (JSON Pointer) or parameter. */
             field?: string;
             /** @description Human-readable; do not branch on it. */
@@ -609,6 +609,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `user_erased`: a retry whose earlier answer named a user since erased; it is not run again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `idempotency_key_reused`. */
             422: {
                 headers: {
@@ -779,6 +788,15 @@ export interface operations {
             };
             /** @description `idempotency_in_progress`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `user_erased`: a retry whose earlier answer named a user since erased; it is not run again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -12,6 +12,20 @@ export interface Outcome {
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
+/**
+ * What erasure leaves of a stored answer that named the erased user (see eraseUserData): no
+ * trace of the request or its answer, and for a retry with the same key, 410 `user_erased`
+ * instead of running the request again, which would bring the erased data back.
+ */
+export const ERASED_REQUEST_HASH = 'erased';
+export const ERASED_OUTCOME = {
+  status: 410,
+  body: {
+    error: 'user_erased',
+    message: 'The answer to this request named a user whose data has since been erased. It is not repeated, and the request is not run again.',
+  },
+} as const;
+
 /** The Idempotency-Key header, if sent and well formed. */
 export function idempotencyKeyOf(request: Request): string | undefined {
   const key = request.get('idempotency-key');
@@ -42,6 +56,7 @@ export async function idempotent(
     const { count } = await tx.idempotencyRecord.createMany({ data: [{ appId, key, requestHash }], skipDuplicates: true });
     if (count === 0) {
       const earlier = await tx.idempotencyRecord.findUniqueOrThrow({ where: { appId_key: { appId, key } } });
+      if (earlier.requestHash === ERASED_REQUEST_HASH) return { ...ERASED_OUTCOME, replayed: true };
       if (earlier.requestHash !== requestHash) {
         throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used for a different request. Use a new key for a new request.');
       }

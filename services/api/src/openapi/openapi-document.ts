@@ -139,6 +139,7 @@ function restPaths() {
       content: json(ref(schema)),
     },
     '409': errorResponse('`idempotency_in_progress`.'),
+    '410': errorResponse('`user_erased`: a retry whose earlier answer named a user since erased; it is not run again.'),
     '422': errorResponse('`idempotency_key_reused`.'),
   });
   return {

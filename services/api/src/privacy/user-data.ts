@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../database.js';
+import { ERASED_REQUEST_HASH } from '../idempotency/idempotent.js';
 import { suggestionView } from '../suggestions/suggestion-view.js';
 import { ticketView } from '../tickets/ticket-view.js';
 
@@ -72,7 +73,7 @@ export async function exportUserData(prisma: PrismaClient, appId: number, extern
  * Erases one end user of one app, in one transaction (specification: privacy:write). Their
  * suggestions stay, anonymised; their comments, tickets (with every message) and survey
  * responses are deleted; events about them not yet published are withheld; stored answers to
- * idempotent requests that show them are dropped; and `privacy.user_erased` tells the worker to
+ * idempotent requests that show them are dropped (a retry with the same key gets 410 user_erased); and `privacy.user_erased` tells the worker to
  * erase its copies and deliver nothing more about them. Running it again finds nothing to do.
  */
 export async function eraseUserData(prisma: PrismaClient, appId: number, externalId: string) {
@@ -90,8 +91,10 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
     const tickets = await tx.ticket.deleteMany({ where: { appId, authorExternalId: externalId } });
     const surveys = await tx.surveyResponse.deleteMany({ where: { appId, respondentExternalId: externalId } });
     const withheld = await withholdUnpublishedEvents(tx, appId, externalId);
+    // Kept as a tombstone, not deleted: a retry with the same key would run the request again and
+    // bring the erased user back.
     await tx.$executeRaw`
-      DELETE FROM api.idempotency_records
+      UPDATE api.idempotency_records SET request_hash = ${ERASED_REQUEST_HASH}, response_status = NULL, response_body = NULL
       WHERE app_id = ${appId} AND (response_body -> 'author' ->> 'external_id' = ${externalId}
         OR response_body -> 'user' ->> 'external_id' = ${externalId})`;
     const erasure = { id: randomUUID(), event: 'privacy.user_erased' as const, created_at: new Date().toISOString(), app_id: appId, user_hash: userHash(appId, externalId) };
