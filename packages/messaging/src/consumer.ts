@@ -84,13 +84,14 @@ export function startConsumer<T>(broker: Broker, logger: Logger, options: Consum
   };
 
   const handleOne = async (channel: ConfirmChannel, message: ConsumeMessage) => {
-    const log = logger.child({ queue: options.queue, messageId: message.properties.messageId });
+    // Made only when something is logged: the happy path has nothing to log here.
+    const log = () => logger.child({ queue: options.queue, messageId: message.properties.messageId });
     let body: T;
     try {
       body = options.contract.parse(JSON.parse(message.content.toString('utf8')));
     } catch (error) {
       const detail = error instanceof ContractViolation ? error.violations : (error as Error).message;
-      log.error('message rejected: it breaks its contract', { contract: options.contract.name, detail });
+      log().error('message rejected: it breaks its contract', { contract: options.contract.name, detail });
       settle(channel, message, 'reject');
       return;
     }
@@ -99,15 +100,15 @@ export function startConsumer<T>(broker: Broker, logger: Logger, options: Consum
       settle(channel, message, 'ack');
     } catch (error) {
       if (error instanceof PermanentFailure) {
-        log.error('message rejected by its handler', { error });
+        log().error('message rejected by its handler', { error });
         settle(channel, message, 'reject');
         return;
       }
       // Quorum queues count deliveries: one that keeps failing is most likely a bug, not an outage,
       // and is logged as an error so that it reaches whoever is on call.
       const deliveries = Number(message.properties.headers?.['x-delivery-count'] ?? 0) + 1;
-      if (deliveries >= REPEATED_FAILURES) log.error('handler keeps failing; message will be redelivered', { error, deliveries });
-      else log.warn('handler failed; message will be redelivered', { error, deliveries });
+      if (deliveries >= REPEATED_FAILURES) log().error('handler keeps failing; message will be redelivered', { error, deliveries });
+      else log().warn('handler failed; message will be redelivered', { error, deliveries });
       await new Promise((resolve) => setTimeout(resolve, options.requeueDelayMs ?? 1000));
       settle(channel, message, 'requeue');
     }
