@@ -39,8 +39,8 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
       if (raw.fields.redelivered && delivery.attempts === number) await attempts.followUp(delivery.status, delivery.id, number);
       return;
     }
-    // Settled: no more automatic attempts. A redelivery by hand may find it still delivered or
-    // abandoned (it is queued before the delivery shows pending).
+    // Settled: no more automatic attempts. A redelivery by hand may still find it delivered or
+    // abandoned: it is queued in the transaction that marks it pending, and can arrive first.
     if (delivery.status === 'withheld' || (!manual && (delivery.status === 'delivered' || delivery.status === 'abandoned'))) return;
     if (!attempts.hasRoom(delivery.endpointId)) {
       // This endpoint has enough in flight here: the message waits a moment, without an attempt,
