@@ -47,7 +47,7 @@ const env = {
   WEBHOOK_EXTRA_CA_FILE: certificates.caFile,
   PER_ENDPOINT_CONCURRENCY: '64',
   // The worker's own settings may be tried from the command line, e.g. DELIVERY_PREFETCH=128.
-  ...Object.fromEntries(['EVENT_PREFETCH', 'DELIVERY_PREFETCH', 'PER_ENDPOINT_CONCURRENCY'].filter((name) => process.env[name]).map((name) => [name, process.env[name]])),
+  ...Object.fromEntries(['EVENT_PREFETCH', 'DELIVERY_PREFETCH', 'PER_ENDPOINT_CONCURRENCY', 'RECORD_GATHER_MS'].filter((name) => process.env[name]).map((name) => [name, process.env[name]])),
 };
 
 // The receiver, a process of its own: answers 204 at once and notes when each delivery arrived.

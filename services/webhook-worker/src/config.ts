@@ -25,6 +25,12 @@ export const workerEnvironment = {
   }),
   WEBHOOK_TIMEOUT_MS: integer({ description: 'time limit of one delivery attempt', default: 10_000, min: 100, max: 60_000 }),
   DELIVERY_PREFETCH: integer({ description: 'webhook requests one worker makes at once, from events and the deliver queue', default: 64, min: 1, max: 1000 }),
+  RECORD_GATHER_MS: integer({
+    description: 'how long a finished attempt waits for others to be recorded in the same statement (off the delivery path)',
+    default: 5,
+    min: 0,
+    max: 1000,
+  }),
   PER_ENDPOINT_CONCURRENCY: integer({ description: 'attempts one endpoint may take at once in one worker', default: 8, min: 1, max: 1000 }),
   WEBHOOK_EXTRA_CA_FILE: string({ description: 'an extra CA certificate (PEM file) to trust (local test receivers only)', default: '' }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'], { description: 'minimum log level', default: 'info' }),
@@ -43,6 +49,7 @@ export interface WorkerConfig {
   webhookTimeoutMs: number;
   deliveryPrefetch: number;
   perEndpointConcurrency: number;
+  recordGatherMs: number;
   logLevel: string;
 }
 
@@ -66,6 +73,7 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
     deliveryPrefetch: v.DELIVERY_PREFETCH,
     perEndpointConcurrency: v.PER_ENDPOINT_CONCURRENCY,
+    recordGatherMs: v.RECORD_GATHER_MS,
     logLevel: v.LOG_LEVEL,
   };
   return { config, describe: loaded.describe };

@@ -65,7 +65,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     allowedPrivateHosts: config.allowedPrivateHosts,
     extraCaFile: config.extraCaFile || undefined,
   });
-  const store = new AttemptStore(pool);
+  const store = new AttemptStore(pool, { recordGatherMs: config.recordGatherMs });
   const attempts = new AttemptMaker({
     store,
     publisher,

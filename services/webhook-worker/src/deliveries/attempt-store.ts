@@ -33,6 +33,14 @@ export interface AttemptOutcome {
 export interface AttemptStoreOptions {
   /** Most rows one statement carries. Default: 500. */
   maxBatchSize?: number;
+  /**
+   * How long an outcome waits for others to share its statement. Recording is off the path a
+   * delivery waits on (the request has been answered), and at a steady few events a second the
+   * attempts of one event finish a millisecond or two apart: gathered, they are one transaction
+   * instead of several (measured at 500 events/s: 1.0 PostgreSQL transactions per delivery instead
+   * of 1.34, PostgreSQL's CPU per delivery a tenth lower). Default: 0.
+   */
+  recordGatherMs?: number;
 }
 
 // The user hash of an identity in an envelope, as the erasure event names users (privacy-events).
@@ -118,7 +126,7 @@ export class AttemptStore {
   ) {
     const batching = { maxBatchSize: options.maxBatchSize ?? 500 };
     this.loader = statementBatches((ids: readonly string[]) => this.loadMany(ids), batching);
-    this.recorder = statementBatches((outcomes: readonly AttemptOutcome[]) => this.recordMany(outcomes), batching);
+    this.recorder = statementBatches((outcomes: readonly AttemptOutcome[]) => this.recordMany(outcomes), { ...batching, gatherMs: options.recordGatherMs ?? 0 });
   }
 
   /** The delivery and its endpoint; undefined when gone (its endpoint was deleted). */

@@ -50,6 +50,20 @@ describe('statementBatches', () => {
     await expect(Promise.all([second, ...waiting])).resolves.toEqual([20, 30, 40, 50]);
   });
 
+  it('with gatherMs, holds a request that finds a slot free for that long, for others to join it', async () => {
+    const statement = controlledStatement();
+    const loader = statementBatches(statement.run, { maxBatchSize: 100, gatherMs: 200 });
+    const answers = [loader.load(1)];
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    answers.push(loader.load(2));
+    await turn();
+    expect(statement.batches).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(statement.batches).toEqual([[1, 2]]);
+    statement.finishers[0]!();
+    await expect(Promise.all(answers)).resolves.toEqual([10, 20]);
+  });
+
   it('frees the slot of a statement that failed, and fails only its own requests', async () => {
     const statement = controlledStatement();
     const loader = statementBatches(statement.run, { concurrency: 1, maxBatchSize: 100 });

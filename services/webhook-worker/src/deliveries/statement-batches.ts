@@ -5,6 +5,11 @@ export interface StatementBatchOptions {
   concurrency?: number;
   /** Most requests one statement carries. */
   maxBatchSize: number;
+  /**
+   * For statements off the path a delivery waits on: how long a request that finds a slot free
+   * waits for others to join it. Default: 0 (the next turn of the event loop).
+   */
+  gatherMs?: number;
 }
 
 /**
@@ -40,7 +45,8 @@ export function statementBatches<K, V>(run: (keys: readonly K[]) => Promise<V[]>
       batchScheduleFn: (dispatch) => {
         if (slotsTaken < concurrency) {
           slotsTaken += 1;
-          setImmediate(dispatch);
+          if (options.gatherMs) setTimeout(dispatch, options.gatherMs);
+          else setImmediate(dispatch);
         } else {
           waiting.push(dispatch);
         }
