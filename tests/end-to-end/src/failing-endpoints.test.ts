@@ -63,3 +63,19 @@ describe('several stalling endpoints', () => {
     }
   }, 60_000);
 });
+
+describe('a plan change that needs the worker', () => {
+  // Last in this file: it stops this system's worker.
+  it('is 503 with Retry-After while the worker is away, and leaves the plan as it was', async () => {
+    const owner = await signUpTeam(system.api.url, 'pro');
+    await system.worker.stop();
+    const refused = await call(system.api.url, 'PATCH', '/dashboard/v1/team', { token: owner.token, body: { plan: 'starter' } });
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ error: 'service_unavailable' });
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect((await call<{ plan: string }>(system.api.url, 'GET', '/dashboard/v1/team', { token: owner.token })).body.plan).toBe('pro');
+    // An upgrade asks nothing of the worker.
+    const free = await signUpTeam(system.api.url, 'free');
+    expect((await call(system.api.url, 'PATCH', '/dashboard/v1/team', { token: free.token, body: { plan: 'starter' } })).status).toBe(200);
+  }, 30_000);
+});
