@@ -183,11 +183,13 @@ describe('webhook delivery', () => {
     expect(verify(request!, secret)).toBe(false);
   });
 
-  it('makes one delivery per endpoint however often the broker redelivers the event', async () => {
+  it('makes one delivery per endpoint however often the broker redelivers the event, and none to an endpoint created since', async () => {
     const target = await receiver();
     const { id: endpointId } = await endpointFor(target, ['suggestion.created']);
     await suggest('Once');
     await eventually(() => (target.received.length > 0 ? true : undefined), { what: 'the delivery' });
+    const later = await receiver();
+    const { id: laterId } = await endpointFor(later, ['suggestion.created']);
     const event = await system.api.prisma.outboxEvent.findFirstOrThrow({ where: { eventType: 'suggestion.created' }, orderBy: { position: 'desc' } });
     const connection = await amqplib.connect(AMQP_URL);
     try {
@@ -202,6 +204,8 @@ describe('webhook delivery', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await system.worker.prisma.delivery.count({ where: { endpointId, eventId: event.eventId } })).toBe(1);
     expect(target.received).toHaveLength(1);
+    expect(await system.worker.prisma.delivery.count({ where: { endpointId: laterId } })).toBe(0);
+    expect(later.received).toHaveLength(0);
   });
 });
 

@@ -46,10 +46,14 @@ const FAN_OUT_SQL = `
     RETURNING event_id
   ), wanted AS (
     -- A CTE with a volatile function is never inlined: each delivery's id is drawn once, and is
-    -- the same in its row and its envelope.
+    -- the same in its row and its envelope. An event the broker gives again goes to the endpoints
+    -- that existed when it was first received (this statement's snapshot does not see the row it
+    -- inserts), not to one created since.
     SELECT gen_random_uuid() AS delivery_id, e.id AS endpoint_id, v.id AS event_id, v.event, v.created_at, v.app, v.data
     FROM event v
     JOIN webhooks.webhook_endpoints e ON e.app_id = (v.app ->> 'id')::int AND v.event = ANY (e.events)
+    LEFT JOIN webhooks.received_events r ON r.event_id = v.id
+    WHERE r.received_at IS NULL OR e.created_at <= r.received_at
   ), created AS (
     INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload)
     SELECT delivery_id, endpoint_id, event_id, event, (app ->> 'id')::int,
