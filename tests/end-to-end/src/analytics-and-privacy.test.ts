@@ -98,10 +98,20 @@ describe('privacy', () => {
     system.brokerProxy.interrupt();
     const waiting = await widget('/suggestions', { title: 'Written during the outage', user });
     expect(waiting.status).toBe(201);
+    // Someone else comments on one of the user's suggestions meanwhile: an event about a suggestion that stays.
+    const mine = await api<{ data: Array<{ id: number; title: string }> }>('GET', '/suggestions?limit=100');
+    const myIdea = mine.body.data.find((item) => item.title === 'My idea')!;
+    expect((await widget(`/suggestions/${myIdea.id}/comments`, { body: 'Me too', user: { external_id: 'someone-else', name: 'Sam' } })).status).toBe(201);
     const erased = await api('DELETE', '/privacy/users/erase-me');
     expect(erased.status).toBe(200);
-    expect(erased.body).toMatchObject({ suggestions_anonymised: 3, comments_deleted: 1, tickets_deleted: 1, survey_responses_deleted: 1 });
+    expect(erased.body).toMatchObject({ suggestions_anonymised: 3, comments_deleted: 1, tickets_deleted: 1, survey_responses_deleted: 1, events_anonymised: 1 });
     expect(erased.body['events_withheld']).toBeGreaterThanOrEqual(1);
+    // It goes out, about the suggestion, with its author removed.
+    const commented = await system.api.prisma.outboxEvent.findFirstOrThrow({ where: { eventType: 'suggestion.commented' }, orderBy: { position: 'desc' } });
+    expect(commented.payload).toMatchObject({
+      data: { suggestion_id: myIdea.id, comment: { body: 'Me too' }, author: { external_id: null, name: null }, sender: { type: 'app_user', external_id: 'someone-else' } },
+    });
+    expect(JSON.stringify(commented.payload)).not.toContain('erase-me');
     system.brokerProxy.restore();
 
     const exported = await api<Record<string, unknown[]>>('GET', '/privacy/users/erase-me');
@@ -133,7 +143,7 @@ describe('privacy', () => {
     });
 
     const again = await api('DELETE', '/privacy/users/erase-me');
-    expect(again.body).toMatchObject({ suggestions_anonymised: 0, comments_deleted: 0, tickets_deleted: 0, survey_responses_deleted: 0, events_withheld: 0 });
+    expect(again.body).toMatchObject({ suggestions_anonymised: 0, comments_deleted: 0, tickets_deleted: 0, survey_responses_deleted: 0, events_withheld: 0, events_anonymised: 0 });
   }, 60_000);
 
   it('needs privacy:read to export and privacy:write to erase', async () => {

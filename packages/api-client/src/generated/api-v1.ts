@@ -404,7 +404,9 @@ export interface operations {
                 content: {
                     "application/json": {
                         comments_deleted: number;
-                        /** @description Events about the user not yet sent, now never sent. */
+                        /** @description Events not yet sent about their suggestions, caused by someone else (a status change by the team): sent with the author removed. */
+                        events_anonymised: number;
+                        /** @description Events the user caused, or about records now deleted, not yet sent: now never sent. */
                         events_withheld: number;
                         external_id: string;
                         /** @description Kept on the board with the author removed. */

@@ -7,7 +7,7 @@ import { ticketView } from '../tickets/ticket-view.js';
 /** The answer of DELETE /api/v1/privacy/users/{externalId}. */
 export const erasureResultSchema = {
   type: 'object',
-  required: ['external_id', 'suggestions_anonymised', 'comments_deleted', 'tickets_deleted', 'survey_responses_deleted', 'events_withheld'],
+  required: ['external_id', 'suggestions_anonymised', 'comments_deleted', 'tickets_deleted', 'survey_responses_deleted', 'events_withheld', 'events_anonymised'],
   additionalProperties: false,
   properties: {
     external_id: { type: 'string' },
@@ -15,7 +15,11 @@ export const erasureResultSchema = {
     comments_deleted: { type: 'integer' },
     tickets_deleted: { type: 'integer', description: 'With all their messages.' },
     survey_responses_deleted: { type: 'integer' },
-    events_withheld: { type: 'integer', description: 'Events about the user not yet sent, now never sent.' },
+    events_withheld: { type: 'integer', description: 'Events the user caused, or about records now deleted, not yet sent: now never sent.' },
+    events_anonymised: {
+      type: 'integer',
+      description: 'Events not yet sent about their suggestions, caused by someone else (a status change by the team): sent with the author removed.',
+    },
   },
 };
 
@@ -90,7 +94,7 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
     await tx.suggestionComment.deleteMany({ where: { id: { in: comments.map((comment) => comment.id) } } });
     const tickets = await tx.ticket.deleteMany({ where: { appId, authorExternalId: externalId } });
     const surveys = await tx.surveyResponse.deleteMany({ where: { appId, respondentExternalId: externalId } });
-    const withheld = await withholdUnpublishedEvents(tx, appId, externalId);
+    const { withheld, anonymised: eventsAnonymised } = await withholdUnpublishedEvents(tx, appId, externalId);
     // Kept as a tombstone, not deleted: a retry with the same key would run the request again and
     // bring the erased user back.
     await tx.$executeRaw`
@@ -106,16 +110,31 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
       tickets_deleted: tickets.count,
       survey_responses_deleted: surveys.count,
       events_withheld: withheld,
+      events_anonymised: eventsAnonymised,
     };
   });
 }
 
-/** Unpublished events naming the user as author or sender are deleted: no later webhook carries them. */
-async function withholdUnpublishedEvents(tx: Prisma.TransactionClient, appId: number, externalId: string): Promise<number> {
-  return tx.$executeRaw`
+/**
+ * No later webhook carries the user. Unpublished events they caused, or about records erasure
+ * deletes (their tickets, survey responses), are deleted. Those about one of their suggestions,
+ * which stays on the board, caused by someone else (a member changing its status, another user
+ * commenting), still tell receivers what happened to the suggestion: they keep it, with the
+ * author removed as the suggestion's own author is.
+ */
+async function withholdUnpublishedEvents(tx: Prisma.TransactionClient, appId: number, externalId: string) {
+  const withheld = await tx.$executeRaw`
     DELETE FROM api.outbox_events
     WHERE published_at IS NULL
       AND (payload -> 'app' ->> 'id')::int = ${appId}
-      AND (payload -> 'data' -> 'author' ->> 'external_id' = ${externalId}
-        OR payload -> 'data' -> 'sender' ->> 'external_id' = ${externalId})`;
+      AND (payload -> 'data' -> 'sender' ->> 'external_id' = ${externalId}
+        OR (payload -> 'data' -> 'author' ->> 'external_id' = ${externalId} AND event_type NOT LIKE 'suggestion.%'))`;
+  const nobody = JSON.stringify({ external_id: null, name: null });
+  const anonymised = await tx.$executeRaw`
+    UPDATE api.outbox_events
+    SET payload = jsonb_set(jsonb_set(payload, '{data,author}', ${nobody}::jsonb), '{data,suggestion,author}', ${nobody}::jsonb, false)
+    WHERE published_at IS NULL
+      AND (payload -> 'app' ->> 'id')::int = ${appId}
+      AND payload -> 'data' -> 'author' ->> 'external_id' = ${externalId}`;
+  return { withheld, anonymised };
 }
