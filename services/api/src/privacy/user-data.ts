@@ -76,9 +76,11 @@ export async function exportUserData(prisma: PrismaClient, appId: number, extern
 /**
  * Erases one end user of one app, in one transaction (specification: privacy:write). Their
  * suggestions stay, anonymised; their comments, tickets (with every message) and survey
- * responses are deleted; events about them not yet published are withheld; stored answers to
- * idempotent requests that show them are dropped (a retry with the same key gets 410 user_erased); and `privacy.user_erased` tells the worker to
- * erase its copies and deliver nothing more about them. Running it again finds nothing to do.
+ * responses are deleted; events about them not yet published are withheld or anonymised (see
+ * withholdUnpublishedEvents); stored answers to idempotent requests that show them are dropped,
+ * leaving the key (a retry with it gets 410 user_erased); and `privacy.user_erased` tells the
+ * worker to erase its copies and deliver nothing more about them. Running it again finds nothing
+ * to do.
  */
 export async function eraseUserData(prisma: PrismaClient, appId: number, externalId: string) {
   return prisma.$transaction(async (tx) => {

@@ -65,8 +65,9 @@ export class AttemptMaker {
   private readonly openedSecrets = new Map<string, KeyObject>();
 
   constructor(private readonly options: AttemptMakerOptions) {
-    this.limit = pLimit(options.concurrency ?? 64);
-    this.strugglingShare = Math.max(1, Math.floor((options.concurrency ?? 64) / 2));
+    const concurrency = options.concurrency ?? 64;
+    this.limit = pLimit(concurrency);
+    this.strugglingShare = Math.max(1, Math.floor(concurrency / 2));
     this.perEndpoint = options.perEndpointConcurrency ?? 8;
     this.struggleAfterMs = options.struggleAfterMs ?? 1000;
     this.maxAttempts = 1 + options.queues.retries.length;

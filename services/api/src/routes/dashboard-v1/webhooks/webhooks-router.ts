@@ -77,14 +77,8 @@ export function webhooksRouter(context: RouteContext): Router {
     response.status(202).json(delivery);
   });
   router.get('/apps/:appId/webhooks/:endpointId/deliveries', async (request, response) => {
-    const { cursor, limit } = historyQuery(request.query);
-    response.json(
-      await call(
-        'webhook-worker.listDeliveries',
-        { owner: await ownerOf(request), endpoint_id: endpointId(request), ...(cursor ? { cursor } : {}), ...(limit ? { limit } : {}) },
-        timeout,
-      ),
-    );
+    const page = historyQuery(request.query);
+    response.json(await call('webhook-worker.listDeliveries', { owner: await ownerOf(request), endpoint_id: endpointId(request), ...page }, timeout));
   });
   router.get('/apps/:appId/webhooks/:endpointId/deliveries/:deliveryId', async (request, response) => {
     response.json(await call('webhook-worker.getDelivery', { owner: await ownerOf(request), endpoint_id: endpointId(request), delivery_id: deliveryId(request) }, timeout));
