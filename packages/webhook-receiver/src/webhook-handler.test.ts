@@ -55,6 +55,11 @@ describe('createWebhookHandler', () => {
     expect(await make().handle({ rawBody: body, headers: signed(body) })).toEqual({ status: 200, body: { received: true } });
   });
 
+  it('refuses at creation a tolerance that is not a number of seconds (an unset variable read as a number)', () => {
+    expect(() => createWebhookHandler({ secret, onEvent: () => undefined, toleranceSeconds: Number(undefined) })).toThrow(TypeError);
+    expect(() => createWebhookHandler({ secret, onEvent: () => undefined, toleranceSeconds: -5 })).toThrow(/toleranceSeconds/);
+  });
+
   it('answers 400 with the verification reason for a bad signature', async () => {
     const body = envelope();
     const answer = await make().handle({ rawBody: body.replace('Fixed', 'Broken'), headers: signed(body) });

@@ -1,4 +1,4 @@
-import { DELIVERY_HEADER, SIGNATURE_HEADER, WebhookVerificationError, verify } from '@feedback/webhook-signature';
+import { DELIVERY_HEADER, SIGNATURE_HEADER, WebhookVerificationError, validToleranceSeconds, verify } from '@feedback/webhook-signature';
 import type { UnknownWebhookEvent, WebhookEvent } from './events.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import { WebhookPayloadError, parseEvent } from './parse-event.js';
@@ -44,12 +44,14 @@ function header(headers: IncomingWebhook['headers'], name: string): string | str
  * which is why a delivery still being handled elsewhere is answered 409, never 200.
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
+  // A tolerance that is not a number of seconds fails here, at start-up, not at the first delivery.
+  const toleranceSeconds = validToleranceSeconds(options.toleranceSeconds);
   return {
     async handle(request) {
       let event: WebhookEvent | UnknownWebhookEvent;
       try {
         verify(request.rawBody as string, header(request.headers, SIGNATURE_HEADER), options.secret, {
-          toleranceSeconds: options.toleranceSeconds,
+          toleranceSeconds,
           now: options.now,
         });
         event = parseEvent(request.rawBody as string);

@@ -7,7 +7,7 @@ const secret = 'whsec_6fV3m8oTQ1mYbq0x3oQx2v4uZJc8h1F2pQn7rS9tUwA';
 const body = '{"id":"7d4c2b8e-2f6a-4d0e-9a51-3c1f0b6e9d42","event":"ticket.replied","data":{"body":"Merci, ça marche ✓"}}';
 const t = 1_800_000_000;
 const at = (seconds: number) => () => seconds * 1000;
-/** The header exactly as the webhook worker makes it (services/webhook-worker signature.ts). */
+/** The header as specification section 5 defines it, made without this library. */
 const workerHeader = (rawBody: string, timestamp: number, key = secret) =>
   `t=${timestamp},v1=${createHmac('sha256', key).update(`${timestamp}.${rawBody}`).digest('hex')}`;
 
@@ -114,6 +114,15 @@ describe('verify', () => {
   it('takes another tolerance when given one', () => {
     expect(reasonOf(() => verify(body, workerHeader(body, t), secret, { now: at(t + 61), toleranceSeconds: 60 }))).toBe('timestamp_out_of_tolerance');
     expect(() => verify(body, workerHeader(body, t), secret, { now: at(t + 600), toleranceSeconds: 900 })).not.toThrow();
+  });
+
+  it('refuses a tolerance that is not a number of seconds, or a clock that is not a time, instead of accepting any age', () => {
+    const valid = workerHeader(body, t);
+    for (const toleranceSeconds of [Number.NaN, Number(undefined), -1, Number.POSITIVE_INFINITY, '300' as unknown as number]) {
+      expect(() => verify(body, valid, secret, { now: at(t + 10_000), toleranceSeconds })).toThrow(TypeError);
+    }
+    expect(() => verify(body, valid, secret, { now: () => Number.NaN })).toThrow(TypeError);
+    expect(() => verify(body, valid, secret, { now: at(t), toleranceSeconds: 0 })).not.toThrow();
   });
 
   it('checks the signature before the age, so a forged old header is a mismatch, not a stale one', () => {

@@ -76,8 +76,10 @@ export function verify(
       "The signature does not match: use this endpoint's current signing secret (rotating it ends the old one at once) and the unmodified request body, byte for byte.",
     );
   }
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const tolerance = validToleranceSeconds(options.toleranceSeconds);
   const now = (options.now ?? Date.now)() / 1000;
+  // A clock that answers NaN would pass every age check below: replay protection off, silently.
+  if (!Number.isFinite(now)) throw new TypeError(`verify: options.now() must return milliseconds since the epoch (returned ${now * 1000})`);
   const seconds = Number(timestamp);
   if (Math.abs(now - seconds) > tolerance) {
     throw new WebhookVerificationError(
@@ -87,6 +89,19 @@ export function verify(
     );
   }
   return { timestamp: seconds };
+}
+
+/**
+ * The tolerance to use (default 300), checked: `Number(process.env.X)` of an unset variable is NaN, and NaN would pass
+ * every age check (replay protection off, silently); a negative one would refuse every delivery.
+ * A programming error, so a TypeError rather than a verification failure.
+ */
+export function validToleranceSeconds(toleranceSeconds: number | undefined): number {
+  const tolerance = toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
+    throw new TypeError(`toleranceSeconds must be a finite number of seconds, 0 or more (was ${String(tolerance)})`);
+  }
+  return tolerance;
 }
 
 const malformedHeader = () =>
