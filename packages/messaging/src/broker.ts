@@ -18,32 +18,60 @@ export interface BrokerOptions {
 /** Runs on every (re)connection of a channel: declare topology, start consumers. */
 export type ChannelSetup = (channel: ConfirmChannel) => Promise<void>;
 
+/** Longest wait between attempts to repair a broken channel. */
+const MAX_REPAIR_DELAY_MS = 60_000;
+
 /**
  * One connection per process that reconnects by itself. Channels made from it run their setup
  * again after every reconnect, so topology is declared anew and consumers resume.
+ *
+ * A channel the broker closes with an error (a declaration it refuses, a consumer timeout) takes
+ * the connection down with it (amqplib passes the error on), and the reconnect sets it up again.
+ * A setup that fails otherwise (a declaration that times out, a bug) would leave its channel
+ * unused until the connection next drops: a consumer silently stopped. So a channel whose setup
+ * failed, or that closed without being closed here, makes the broker unhealthy (readiness) until
+ * it is set up again, and the broker reconnects to do that, backing off while it keeps failing.
  */
 export class Broker {
+  /** Channels whose latest setup failed or that closed without being closed here. */
+  private readonly brokenChannels = new Set<ChannelWrapper>();
+  private readonly firstRepairDelayMs: number;
+  private repairDelayMs: number;
+  private repairTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
   private constructor(
     private readonly manager: AmqpConnectionManager,
     private readonly logger: Logger,
-  ) {}
+    reconnectSeconds: number,
+  ) {
+    this.firstRepairDelayMs = reconnectSeconds * 1000;
+    this.repairDelayMs = this.firstRepairDelayMs;
+  }
 
   static connect(options: BrokerOptions): Broker {
     const logger = options.logger;
+    const reconnectSeconds = options.reconnectSeconds ?? 1;
     const manager = amqp.connect([options.url], {
       heartbeatIntervalInSeconds: options.heartbeatSeconds ?? 5,
-      reconnectTimeInSeconds: options.reconnectSeconds ?? 1,
+      reconnectTimeInSeconds: reconnectSeconds,
       connectionOptions: { clientProperties: { connection_name: options.connectionName } },
     });
     manager.on('connect', () => logger.info('broker connected'));
     manager.on('disconnect', ({ err }) => logger.warn('broker disconnected', { error: err?.message }));
     manager.on('connectFailed', ({ err }) => logger.warn('broker connection failed', { error: err?.message }));
     manager.on('blocked', ({ reason }) => logger.warn('broker blocked publishing', { reason }));
-    return new Broker(manager, logger);
+    manager.on('unblocked', () => logger.info('broker unblocked publishing'));
+    return new Broker(manager, logger, reconnectSeconds);
   }
 
   get connected(): boolean {
     return this.manager.isConnected();
+  }
+
+  /** Connected, and every channel set up and open: what readiness reports. */
+  get healthy(): boolean {
+    return this.connected && this.brokenChannels.size === 0;
   }
 
   /** Resolves once connected, or rejects after `timeoutMs`. */
@@ -64,12 +92,61 @@ export class Broker {
 
   /** A confirm channel whose `setup` runs on every reconnect. */
   channel(name: string, setup?: ChannelSetup): ChannelWrapper {
-    const wrapper = this.manager.createChannel({ name, confirm: true, json: false, setup });
+    let closedHere = false;
+    const wrapper: ChannelWrapper = this.manager.createChannel({
+      name,
+      confirm: true,
+      json: false,
+      setup: async (channel: ConfirmChannel) => {
+        // Also fires when the whole connection drops; the repair then finds the channel set up
+        // again by the reconnect, and does nothing.
+        channel.once('close', () => {
+          if (!closedHere) this.noteBroken(wrapper);
+        });
+        try {
+          await setup?.(channel);
+        } catch (error) {
+          this.noteBroken(wrapper);
+          throw error;
+        }
+        this.brokenChannels.delete(wrapper);
+      },
+    });
     wrapper.on('error', (error: Error) => this.logger.error('channel setup failed', { channel: name, error }));
+    // Emitted as close() begins, before the channel's own close event.
+    wrapper.on('close', () => {
+      closedHere = true;
+      this.brokenChannels.delete(wrapper);
+    });
     return wrapper;
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.repairTimer);
     await this.manager.close();
+  }
+
+  private noteBroken(wrapper: ChannelWrapper): void {
+    this.brokenChannels.add(wrapper);
+    if (this.repairTimer || this.closed) return;
+    this.repairTimer = setTimeout(() => this.repair(), this.repairDelayMs).unref();
+  }
+
+  /** Reconnects if a channel is still broken on a live connection (a dropped one reconnects by itself). */
+  private repair(): void {
+    this.repairTimer = undefined;
+    if (this.closed) return;
+    if (this.brokenChannels.size === 0) {
+      this.repairDelayMs = this.firstRepairDelayMs;
+      return;
+    }
+    if (this.connected) {
+      const channels = [...this.brokenChannels].map((wrapper) => wrapper.name);
+      this.logger.warn('broker channel closed while connected; reconnecting to set it up again', { channels, retryInMs: this.repairDelayMs });
+      this.manager.reconnect();
+      this.repairDelayMs = Math.min(this.repairDelayMs * 2, MAX_REPAIR_DELAY_MS);
+    }
+    this.repairTimer = setTimeout(() => this.repair(), this.repairDelayMs).unref();
   }
 }

@@ -110,6 +110,62 @@ describe('messaging over a real broker', () => {
     }
   });
 
+  it('sets a consumer up again when the broker closes its channel but not the connection, and is not ready meanwhile', async () => {
+    const repaired = `${names.namespace}repaired`;
+    let channelInUse: ConfirmChannel | undefined;
+    const seen: number[] = [];
+    const consumer = startConsumer(broker, logger, {
+      queue: repaired,
+      setup: async (channel) => {
+        channelInUse = channel;
+        await channel.assertQueue(repaired, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      },
+      contract: probeContract,
+      handle: async ({ n }) => void seen.push(n),
+    });
+    const publisher = new ConfirmedPublisher(broker, { name: 'repair-test' });
+    try {
+      await eventually(async () => (await publisher.sendToQueue(repaired, { n: 1 }), seen.includes(1) || undefined), { what: 'first message consumed' });
+      const broken = channelInUse!;
+      // A channel-level error: the broker closes this channel and keeps the connection.
+      await expect(broken.checkQueue(`${names.namespace}no-such-queue`)).rejects.toThrow(/NOT_FOUND/);
+      expect(broker.healthy).toBe(false);
+      await eventually(() => (broker.healthy && channelInUse !== broken) || undefined, { what: 'channel set up again' });
+      await publisher.sendToQueue(repaired, { n: 2 });
+      await eventually(() => seen.includes(2) || undefined, { what: 'message consumed after the repair' });
+    } finally {
+      await publisher.close();
+      await consumer.stop();
+      await deleteBrokerObjects(amqpUrl, { queues: [repaired], exchanges: [] });
+    }
+  });
+
+  it('tries a setup that failed again instead of leaving the consumer stopped', async () => {
+    const retried = `${names.namespace}retried`;
+    let setups = 0;
+    const seen: number[] = [];
+    const consumer = startConsumer(broker, logger, {
+      queue: retried,
+      setup: async (channel) => {
+        setups += 1;
+        if (setups === 1) throw new Error('declaration refused');
+        await channel.assertQueue(retried, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      },
+      contract: probeContract,
+      handle: async ({ n }) => void seen.push(n),
+    });
+    const publisher = new ConfirmedPublisher(broker, { name: 'retry-setup-test' });
+    try {
+      await eventually(() => (setups >= 2 && broker.healthy) || undefined, { what: 'setup run again' });
+      await publisher.sendToQueue(retried, { n: 3 });
+      await eventually(() => seen.includes(3) || undefined, { what: 'message consumed' });
+    } finally {
+      await publisher.close();
+      await consumer.stop();
+      await deleteBrokerObjects(amqpUrl, { queues: [retried], exchanges: [] });
+    }
+  });
+
   it('rejects a message that breaks its contract instead of handing it to the handler', async () => {
     const seen: unknown[] = [];
     const consumer = startConsumer(broker, logger, {

@@ -33,11 +33,11 @@ export function healthRouter(checks: Record<string, ReadinessCheck>, isShuttingD
 
 /** The readiness of a service that needs its broker connection and its database. */
 export function brokerAndDatabaseChecks(
-  broker: { readonly connected: boolean },
+  broker: { readonly healthy: boolean },
   database: { $queryRaw(query: TemplateStringsArray): Promise<unknown> },
 ): Record<string, ReadinessCheck> {
   return {
-    broker: () => broker.connected,
+    broker: () => broker.healthy,
     database: async () => (await database.$queryRaw`SELECT 1`, true),
   };
 }
