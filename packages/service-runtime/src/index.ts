@@ -1,6 +1,6 @@
 export { healthRouter, brokerAndDatabaseChecks } from './health.js';
 export type { ReadinessCheck } from './health.js';
-export { Lifecycle, startHealthServer, closeServer } from './lifecycle.js';
+export { DEFAULT_SHUTDOWN_GRACE_MS, Lifecycle, startHealthServer, closeServer } from './lifecycle.js';
 export type { ShutdownStep } from './lifecycle.js';
 export { runService, EXIT_CONFIG } from './run-service.js';
 export type { RunnableService } from './run-service.js';

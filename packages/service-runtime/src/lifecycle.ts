@@ -5,6 +5,12 @@ import type { Logger } from '@feedback/logging';
 import { healthRouter } from './health.js';
 import type { ReadinessCheck } from './health.js';
 
+/** How long shutdown may take before the process exits anyway, unless a service needs longer. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000;
+
+/** Signals closer together than this are one request to stop. */
+const REPEATED_SIGNAL_MS = 1000;
+
 /** A step of shutdown, run in order: stop taking work first, close connections last. */
 export interface ShutdownStep {
   name: string;
@@ -40,19 +46,29 @@ export class Lifecycle {
     return this.finished;
   }
 
-  /** On SIGTERM or SIGINT, shut down and exit; a second signal, or `graceMs`, forces the exit. */
-  exitOnSignals(steps: () => ShutdownStep[], graceMs = 25_000): void {
+  /**
+   * On SIGTERM or SIGINT, shut down and exit; a second signal, or `graceMs`, forces the exit. A
+   * second signal within a second is the same request arriving twice (Ctrl-C reaches a process
+   * group, and a supervisor such as concurrently forwards it again), not an operator insisting.
+   */
+  exitOnSignals(steps: () => ShutdownStep[], graceMs = DEFAULT_SHUTDOWN_GRACE_MS): void {
+    let firstSignalAt = 0;
     const onSignal = (signal: NodeJS.Signals) => {
-      if (this.shuttingDown) process.exit(1);
-      this.logger.info('shutting down', { signal });
+      if (this.shuttingDown) {
+        if (Date.now() - firstSignalAt < REPEATED_SIGNAL_MS) return;
+        this.logger.warn('second signal: exiting without finishing shutdown', { signal });
+        process.exit(1);
+      }
+      firstSignalAt = Date.now();
+      this.logger.info('shutting down', { signal, graceMs });
       setTimeout(() => {
         this.logger.error('shutdown took too long; exiting', { graceMs });
         process.exit(1);
       }, graceMs).unref();
       void this.shutdown(steps()).then(() => process.exit(0));
     };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
   }
 }
 

@@ -9,6 +9,8 @@ export const EXIT_CONFIG = 78;
 export interface RunnableService {
   lifecycle: Lifecycle;
   shutdownSteps(): ShutdownStep[];
+  /** How long shutdown may take before the process exits anyway. Default: DEFAULT_SHUTDOWN_GRACE_MS. */
+  shutdownGraceMs?: number;
 }
 
 /**
@@ -33,7 +35,7 @@ export async function runService<C extends { logLevel: string }>(options: {
   logger.info('starting', { configuration: loaded.describe() });
   try {
     const service = await options.start(loaded.config, logger);
-    service.lifecycle.exitOnSignals(service.shutdownSteps);
+    service.lifecycle.exitOnSignals(service.shutdownSteps, service.shutdownGraceMs);
     logger.info('ready');
   } catch (error) {
     logger.error('start-up failed', { error });

@@ -10,7 +10,7 @@ import { WebhookSender } from './outbound/webhook-sender.js';
 import { endpointCommands } from './endpoints/endpoint-commands.js';
 import { SecretBox } from './endpoints/signing-secrets.js';
 import { EndpointUrlPolicy } from './outbound/endpoint-url-policy.js';
-import { Lifecycle, brokerAndDatabaseChecks, closeServer, startHealthServer } from '@feedback/service-runtime';
+import { DEFAULT_SHUTDOWN_GRACE_MS, Lifecycle, brokerAndDatabaseChecks, closeServer, startHealthServer } from '@feedback/service-runtime';
 import type { ShutdownStep } from '@feedback/service-runtime';
 import type { WorkerConfig } from './config.js';
 import { consumeDomainEvents } from './consumers/domain-events.js';
@@ -22,6 +22,7 @@ export interface WorkerService {
   healthServer: Server;
   lifecycle: Lifecycle;
   shutdownSteps(): ShutdownStep[];
+  shutdownGraceMs: number;
   stop(): Promise<void>;
 }
 
@@ -93,9 +94,12 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     checks: brokerAndDatabaseChecks(broker, prisma),
   });
   const shutdownSteps = (): ShutdownStep[] => [
-    { name: 'stop answering rpc', run: () => rpc.stop() },
-    { name: 'stop consuming and finish events in flight', run: () => events.stop() },
-    { name: 'stop delivering and finish attempts in flight', run: () => deliveries.stop() },
+    // All consumers at once: one still taking messages while another drains would start new
+    // attempts that shutdown then has to wait for, or cut short.
+    {
+      name: 'stop consuming; finish rpc calls, events and attempts in flight',
+      run: async () => void (await Promise.all([rpc.stop(), events.stop(), deliveries.stop()])),
+    },
     { name: 'close publisher', run: () => publisher.close() },
     { name: 'close broker', run: () => broker.close() },
     { name: 'close webhook connections', run: async () => sender.close() },
@@ -103,7 +107,15 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     { name: 'close database pool', run: () => pool.end() },
     { name: 'close health server', run: () => closeServer(healthServer) },
   ];
-  return { prisma, healthServer, lifecycle, shutdownSteps, stop: () => lifecycle.shutdown(shutdownSteps()) };
+  return {
+    prisma,
+    healthServer,
+    lifecycle,
+    shutdownSteps,
+    // Time for attempts in flight to reach their own time limit and be recorded.
+    shutdownGraceMs: Math.max(DEFAULT_SHUTDOWN_GRACE_MS, config.webhookTimeoutMs + 15_000),
+    stop: () => lifecycle.shutdown(shutdownSteps()),
+  };
 }
 
 export { readWorkerConfig } from './config.js';

@@ -1,0 +1,46 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { describe, expect, it } from '@jest/globals';
+
+const lifecycleModule = new URL('../dist/lifecycle.js', import.meta.url).href;
+
+/**
+ * A process with one shutdown step that takes `stepMs`; resolves with its exit code and output
+ * once it has been sent SIGINT at each of `signalsAtMs` (after it is ready).
+ */
+async function signalled(stepMs: number, signalsAtMs: number[]): Promise<{ code: number | null; output: string }> {
+  const script = `
+    import { Lifecycle } from ${JSON.stringify(lifecycleModule)};
+    const quiet = { info() {}, warn() {}, error() {} };
+    new Lifecycle(quiet).exitOnSignals(() => [
+      { name: 'finish work in flight', run: () => new Promise((done) => setTimeout(() => { process.stdout.write('finished\\n'); done(); }, ${stepMs})) },
+    ], 10000);
+    setInterval(() => {}, 1000);
+    process.stdout.write('ready\\n');`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(child, 'exit') as Promise<[number | null]>;
+  while (!output.includes('ready')) await new Promise((resolve) => setTimeout(resolve, 20));
+  const started = Date.now();
+  for (const at of signalsAtMs) {
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + at - Date.now())));
+    child.kill('SIGINT');
+  }
+  const [code] = await exited;
+  return { code, output };
+}
+
+describe('Lifecycle.exitOnSignals', () => {
+  it('finishes shutdown when the same signal arrives twice at once (Ctrl-C forwarded by a supervisor)', async () => {
+    const { code, output } = await signalled(500, [0, 30]);
+    expect(output).toContain('finished');
+    expect(code).toBe(0);
+  });
+
+  it('exits at once on a second signal sent later, without finishing', async () => {
+    const { code, output } = await signalled(5000, [0, 1300]);
+    expect(output).not.toContain('finished');
+    expect(code).toBe(1);
+  });
+});
