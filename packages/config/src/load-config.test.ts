@@ -58,4 +58,12 @@ describe('loadConfig', () => {
     expect(described).not.toContain('top-secret');
     expect(loaded.describe()['SIGNING_KEY']).toBe('[redacted]');
   });
+
+  it('keeps credentials given as URL parameters out of the description too', () => {
+    const loaded = loadConfig(spec, { DATABASE_URL: 'postgresql://user@h/db?password=hunter2&sslpassword=opensesame&sslmode=require', SIGNING_KEY: 'k' });
+    const described = loaded.describe()['DATABASE_URL']!;
+    expect(described).not.toContain('hunter2');
+    expect(described).not.toContain('opensesame');
+    expect(described).toContain('sslmode=require');
+  });
 });

@@ -97,6 +97,9 @@ export function list(options: Common<string[]>): Variable<string[]> {
 }
 
 /** A URL whose scheme is one of `protocols`. Its password, if any, is never displayed. */
+/** URL parameter names whose values are credentials, kept out of the logged configuration. */
+const CREDENTIAL_PARAMETER = /pass|secret|token|key/i;
+
 export function url(options: Common<string> & { protocols: readonly string[] }): Variable<string> {
   return variable(
     options,
@@ -116,6 +119,10 @@ export function url(options: Common<string> & { protocols: readonly string[] }):
     (value) => {
       const parsed = new URL(value);
       if (parsed.password) parsed.password = 'redacted';
+      // A driver may also take credentials as parameters (PostgreSQL's ?password= and sslpassword=).
+      for (const name of [...parsed.searchParams.keys()]) {
+        if (CREDENTIAL_PARAMETER.test(name)) parsed.searchParams.set(name, 'redacted');
+      }
       return parsed.toString();
     },
   );

@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import type { Logger } from '@feedback/logging';
 
 export interface PoolOptions {
   connectionString: string;
@@ -9,9 +10,16 @@ export interface PoolOptions {
   max?: number;
 }
 
-/** A connection pool a service may share between its Prisma client and plain SQL on a hot path. */
-export function createPool(options: Omit<PoolOptions, 'schema'>): pg.Pool {
-  return new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 });
+/**
+ * A connection pool a service may share between its Prisma client and plain SQL on a hot path.
+ * A connection the server closes while it sits idle (PostgreSQL restarting, a proxy's idle
+ * timeout) is an 'error' on the pool, which unheard would end the process; the pool drops that
+ * connection and opens another for the next query, so it is logged, not fatal.
+ */
+export function createPool(options: Omit<PoolOptions, 'schema'> & { logger: Logger }): pg.Pool {
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 });
+  pool.on('error', (error) => options.logger.warn('database connection closed while idle; the next query opens another', { error: error.message }));
+  return pool;
 }
 
 /**

@@ -34,7 +34,7 @@ export interface ApiService {
 /** Migrates the api's schema, starts the outbox relay and serves HTTP until stopped. */
 export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiService> {
   await migrateApiDatabase(config.databaseUrl, logger);
-  const { prisma, pool } = connectApiDatabase(config.databaseUrl);
+  const { prisma, pool } = connectApiDatabase(config.databaseUrl, logger);
   const names = topologyNames(config.brokerNamespace);
   const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'api', logger });
   const rpc = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs });

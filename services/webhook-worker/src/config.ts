@@ -53,12 +53,17 @@ export interface WorkerConfig {
   logLevel: string;
 }
 
+const MAX_RETRY_DELAY_MS = 2 ** 32 - 1;
+
 export function readWorkerConfig(env: Record<string, string | undefined> = process.env) {
   const loaded = loadConfig(workerEnvironment, env);
   const v = loaded.values;
   const delays = v.WEBHOOK_RETRY_DELAYS_MS;
-  if (delays.length !== 5 || delays.some((delay) => !/^[1-9][0-9]*$/.test(delay))) {
-    throw new ConfigError([`WEBHOOK_RETRY_DELAYS_MS must be five positive whole numbers, got "${delays.join(',')}"`]);
+  // Each delay is a queue's x-message-ttl, which RabbitMQ caps at 2^32 - 1 ms (about 49 days).
+  if (delays.length !== 5 || delays.some((delay) => !/^[1-9][0-9]*$/.test(delay) || Number(delay) > MAX_RETRY_DELAY_MS)) {
+    throw new ConfigError([
+      `WEBHOOK_RETRY_DELAYS_MS must be five whole numbers of milliseconds from 1 to ${MAX_RETRY_DELAY_MS}, got "${delays.join(',')}"`,
+    ]);
   }
   const config: WorkerConfig = {
     databaseUrl: v.DATABASE_URL,

@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError } from '@feedback/config';
+import { PRODUCTION_RETRY_DELAYS_MS } from '@feedback/messaging';
+import { readWorkerConfig } from './config.js';
+
+const required = {
+  DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/feedback',
+  AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
+  SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+};
+
+describe('readWorkerConfig', () => {
+  it('retries on the production schedule unless told otherwise', () => {
+    expect(readWorkerConfig(required).config.retryDelaysMs).toEqual([...PRODUCTION_RETRY_DELAYS_MS]);
+    expect(readWorkerConfig({ ...required, WEBHOOK_RETRY_DELAYS_MS: '10,20,30,40,50' }).config.retryDelaysMs).toEqual([10, 20, 30, 40, 50]);
+  });
+
+  it('refuses a schedule that is not five delays RabbitMQ can hold as a queue TTL, naming the variable', () => {
+    for (const delays of ['10,20,30,40', '10,20,30,40,0', '10,20,30,40,-5', '10,20,30,40,1.5', `10,20,30,40,${2 ** 32}`]) {
+      expect(() => readWorkerConfig({ ...required, WEBHOOK_RETRY_DELAYS_MS: delays })).toThrow(ConfigError);
+      expect(() => readWorkerConfig({ ...required, WEBHOOK_RETRY_DELAYS_MS: delays })).toThrow(/WEBHOOK_RETRY_DELAYS_MS/);
+    }
+    expect(readWorkerConfig({ ...required, WEBHOOK_RETRY_DELAYS_MS: `1,2,3,4,${2 ** 32 - 1}` }).config.retryDelaysMs[4]).toBe(2 ** 32 - 1);
+  });
+});
