@@ -1,8 +1,8 @@
 import type { Queryable } from '@feedback/webhook-receiver';
 
 /**
- * The time of the latest event or change this receiver has processed: where the next recovery
- * sweep starts. It only moves forward.
+ * How far the recovery sweep has got: where the next one starts. Only the sweep moves it, and
+ * only forward; webhooks handled meanwhile do not (an earlier delivery may still be failing).
  */
 export interface Checkpoint {
   read(): Promise<Date | undefined>;

@@ -14,6 +14,8 @@ export interface ReceiverConfig {
   tls: { certFile: string; keyFile: string } | undefined;
   /** RECOVER_HOURS: how far back the first recovery sweep looks when there is no checkpoint yet. Default: 24. */
   recoverHours: number;
+  /** SWEEP_INTERVAL_SECONDS: time between recovery sweeps, the first at start-up. Default: 3600. */
+  sweepIntervalSeconds: number;
 }
 
 export function readConfig(env: Record<string, string | undefined>): ReceiverConfig {
@@ -39,7 +41,9 @@ export function readConfig(env: Record<string, string | undefined>): ReceiverCon
     databaseUrl: env['DATABASE_URL'] || undefined,
     tls: certFile && keyFile ? { certFile, keyFile } : undefined,
     recoverHours: number('RECOVER_HOURS', 24),
+    sweepIntervalSeconds: number('SWEEP_INTERVAL_SECONDS', 3600),
   };
+  if (config.sweepIntervalSeconds < 1) problems.push('SWEEP_INTERVAL_SECONDS must be 1 or more');
   if (problems.length > 0) throw new Error(`Configuration: ${problems.join('; ')}`);
   return config;
 }

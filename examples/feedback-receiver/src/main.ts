@@ -7,13 +7,14 @@ import { FeedbackClient } from '@feedback/api-client';
 import { MemoryIdempotencyStore, PostgresIdempotencyStore } from '@feedback/webhook-receiver';
 import { MemoryCheckpoint, PostgresCheckpoint } from './checkpoint.js';
 import { readConfig } from './config.js';
+import type { ReceiverConfig } from './config.js';
 import { MemoryKnownStatuses, PostgresKnownStatuses } from './known-statuses.js';
 import { StdoutNotifier } from './notifier.js';
 import { createReceiver } from './receiver.js';
 
 const log = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
 
-let config;
+let config: ReceiverConfig;
 try {
   config = readConfig(process.env);
 } catch (error) {
@@ -51,18 +52,22 @@ server.listen(config.port, () => {
   log({ listening: `${config.tls ? 'https' : 'http'}://localhost:${port}/webhooks` });
 });
 
-// Listening first, so live deliveries are taken while the sweep runs. An API that cannot be
-// reached is tried again a minute later: webhooks keep flowing meanwhile.
+// Listening first, so live deliveries are taken while a sweep runs. Webhooks bring each change at
+// once; the sweep, at start-up and then every SWEEP_INTERVAL_SECONDS, makes sure none is missed
+// for good: while the receiver was down, or failing on some deliveries until they were abandoned.
+// An API that cannot be reached is tried again within a minute: webhooks keep flowing meanwhile.
 const firstRunSince = new Date(Date.now() - config.recoverHours * 3_600_000);
-async function catchUp(): Promise<void> {
+async function sweep(): Promise<void> {
+  let nextInSeconds = config.sweepIntervalSeconds;
   try {
     await receiver.catchUp({ firstRunSince });
   } catch (error) {
-    log({ recovery_failed: (error as Error).message, retry_in_seconds: 60 });
-    setTimeout(catchUp, 60_000).unref();
+    nextInSeconds = Math.min(60, nextInSeconds);
+    log({ recovery_failed: (error as Error).message, retry_in_seconds: nextInSeconds });
   }
+  setTimeout(sweep, nextInSeconds * 1000).unref();
 }
-void catchUp();
+void sweep();
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

@@ -12,7 +12,7 @@ export interface ReceiverOptions {
   secret: string;
   /** Handled delivery ids, so a duplicate delivery is skipped. */
   idempotencyStore: IdempotencyStore;
-  /** Where the next recovery sweep starts. */
+  /** How far the previous recovery sweep got: where the next one starts. */
   checkpoint: Checkpoint;
   /** The latest status of each record, shared by webhooks and the sweep. */
   statuses: KnownStatuses;
@@ -30,7 +30,8 @@ export interface Receiver {
   handleEvent(event: WebhookEvent | UnknownWebhookEvent): Promise<void>;
   /**
    * The recovery sweep (specification section 4): reads every suggestion and ticket changed since
-   * the checkpoint (or since `firstRunSince` on a first run) and acts on what the webhooks missed.
+   * the previous sweep (or since `firstRunSince` on a first run) and acts on what the webhooks
+   * missed, then moves the checkpoint on.
    */
   catchUp(options: { firstRunSince: Date }): Promise<RecoveryResult>;
 }
@@ -92,12 +93,14 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       case 'webhook.ping':
         break;
     }
+    // The checkpoint is not moved here: a later delivery that succeeds says nothing about an
+    // earlier one still being retried, which may yet be abandoned. Only the sweep moves it.
     log({ handled: event.event, id: event.id });
-    await checkpoint.advance(event.created_at);
   }
 
   async function catchUp({ firstRunSince }: { firstRunSince: Date }): Promise<RecoveryResult> {
     const since = (await checkpoint.read()) ?? firstRunSince;
+    const startedAt = new Date();
     const result = await recoverMissedWebhooks({
       since,
       source: options.source,
@@ -116,7 +119,9 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         await statuses.remember('ticket', ticket.id, ticket.status, ticket.updated_at);
       },
     });
-    if (result.latestUpdatedAt) await checkpoint.advance(result.latestUpdatedAt);
+    // Everything changed before the sweep began has been seen (late commits are what the next
+    // sweep's overlap is for), also when nothing changed at all.
+    await checkpoint.advance(result.latestUpdatedAt ?? startedAt);
     log({ caught_up_since: since.toISOString(), suggestions: result.suggestions, tickets: result.tickets });
     return result;
   }

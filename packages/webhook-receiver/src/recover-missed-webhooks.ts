@@ -13,7 +13,10 @@ export interface RecoverySource<S extends UpdatedRecord, T extends UpdatedRecord
 }
 
 export interface RecoveryOptions<S extends UpdatedRecord, T extends UpdatedRecord> {
-  /** When the last webhook you processed was created (its `created_at`). */
+  /**
+   * Where the previous sweep got to (its `latestUpdatedAt`), or how far back to look on a first
+   * run. Not the time of the last webhook handled: an earlier delivery may still be failing.
+   */
   since: Date;
   source: RecoverySource<S, T>;
   /** Your idempotent handler for a suggestion: it may see one it already has. */
@@ -32,9 +35,9 @@ export interface RecoveryResult {
 }
 
 /**
- * After an outage, catches up with what changed (specification section 4): sweeps both lists
- * through every page from the last processed webhook's time, minus the overlap, and hands each
- * item to your handler in order. An item changed during the sweep can come twice.
+ * Catches up with what webhooks did not bring (specification section 4): sweeps both lists
+ * through every page from `since`, minus the overlap, and hands each item to your handler in
+ * order. An item changed during the sweep can come twice. Run at start-up and periodically.
  */
 export async function recoverMissedWebhooks<S extends UpdatedRecord, T extends UpdatedRecord>(options: RecoveryOptions<S, T>): Promise<RecoveryResult> {
   const from = new Date(options.since.getTime() - (options.overlapMs ?? 60_000));

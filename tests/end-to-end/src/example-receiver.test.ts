@@ -41,7 +41,7 @@ async function freePort(): Promise<number> {
   return free;
 }
 
-async function startReceiver(): Promise<RunningReceiver> {
+async function startReceiver(env: Record<string, string> = {}): Promise<RunningReceiver> {
   const certificates = testCertificates();
   const child = spawn(process.execPath, [entry], {
     env: {
@@ -53,6 +53,7 @@ async function startReceiver(): Promise<RunningReceiver> {
       DATABASE_URL: system.env['DATABASE_URL']!,
       TLS_CERT_FILE: certificates.trustedFiles.certFile,
       TLS_KEY_FILE: certificates.trustedFiles.keyFile,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -168,5 +169,32 @@ describe('the example receiver, run against the system', () => {
     const caughtUp = receiver.lines.find((line) => 'caught_up_since' in line)!;
     expect(caughtUp['suggestions']).toBeGreaterThanOrEqual(1);
     expect(notificationsFor('ada')).toEqual(['Your suggestion "Dark mode" is now planned.', 'Your suggestion "Dark mode" is now in progress.']);
+  }, 60_000);
+
+  it('finds at its next sweep a change whose delivery was abandoned while it stayed up and handled later ones', async () => {
+    await stopReceiver(receiver);
+    receiver = await startReceiver({ SWEEP_INTERVAL_SECONDS: '2' });
+    const abandonedChanges = async () => {
+      const list = await call<{ items: Array<{ event: string; status: string }> }>(system.api.url, 'GET', `/dashboard/v1/apps/${app.appId}/webhooks/${endpointId}/deliveries?limit=100`, { token: owner.token });
+      return list.body.items.filter((item) => item.event === 'suggestion.status_changed' && item.status === 'abandoned').length;
+    };
+    const abandonedBefore = await abandonedChanges();
+    // A partial outage: for a while deliveries fail (the endpoint points where nothing answers),
+    // long enough for the status change's delivery to be abandoned.
+    const receiverUrl = `https://localhost:${port}/webhooks`;
+    expect((await dashboard('PATCH', `/webhooks/${endpointId}`, { url: `https://localhost:${await freePort()}/webhooks` })).status).toBe(200);
+    expect((await dashboard('PATCH', `/suggestions/${suggestionId}`, { status: 'completed' })).status).toBe(200);
+    await eventually(async () => ((await abandonedChanges()) > abandonedBefore ? true : undefined), { what: 'the delivery to be abandoned' });
+    expect((await dashboard('PATCH', `/webhooks/${endpointId}`, { url: receiverUrl })).status).toBe(200);
+    // A later delivery succeeds: the receiver is up and handling webhooks again.
+    const handledPings = () => receiver.lines.filter((line) => line['handled'] === 'webhook.ping').length;
+    const pingsBefore = handledPings();
+    expect((await dashboard('POST', `/webhooks/${endpointId}/test`)).status).toBe(202);
+    await eventually(() => (handledPings() > pingsBefore ? true : undefined), { what: 'the test delivery handled' });
+
+    await eventually(() => (notificationsFor('ada').includes('Your suggestion "Dark mode" is now completed.') ? true : undefined), {
+      what: 'the abandoned change found by a later sweep',
+    });
+    expect(notificationsFor('ada').filter((message) => message === 'Your suggestion "Dark mode" is now completed.')).toHaveLength(1);
   }, 60_000);
 });
