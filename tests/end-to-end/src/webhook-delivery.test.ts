@@ -298,6 +298,21 @@ describe('from the dashboard', () => {
     });
   });
 
+  it('Send test makes one attempt: a failed ping is abandoned, not retried for hours', async () => {
+    const target = await receiver();
+    target.answer = () => ({ status: 500 });
+    const { id } = await endpointFor(target, ['ticket.created']);
+    const sent = await call<{ id: string }>(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${id}/test`, { token: owner.token });
+    expect(sent.status).toBe(202);
+    const abandoned = await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { id: sent.body.id, status: 'abandoned' } }).then((row) => row ?? undefined),
+      { what: 'the failed ping abandoned' },
+    );
+    // Abandoned is final: no automatic attempt follows it.
+    expect(abandoned.attempts).toBe(1);
+    expect(target.received).toHaveLength(1);
+  });
+
   it('shows each delivery with its status, response code and attempts, and each attempt in detail', async () => {
     const target = await receiver();
     target.answer = (_request, index) => ({ status: index === 0 ? 500 : 200 });

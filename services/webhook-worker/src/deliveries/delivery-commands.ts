@@ -43,7 +43,7 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
     publisher.sendToQueue(queues.deliver, { delivery_id: id }, { messageId: id, headers: { [ATTEMPT_HEADER]: attempt, ...(manual ? { [MANUAL_HEADER]: true } : {}) } });
 
   return {
-    /** A webhook.ping for this endpoint alone; author and sender are the member who pressed Send test. */
+    /** A webhook.ping for this endpoint alone, one attempt; author and sender are the member who pressed Send test. */
     async sendTest(request: RpcRequest<'webhook-worker.sendTest'>): Promise<RpcResult<'webhook-worker.sendTest'>> {
       const endpoint = await ownedEndpoint(request.owner, request.endpoint_id);
       const id = randomUUID();
@@ -64,7 +64,9 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
         data: { id, endpointId: endpoint.id, eventId: randomUUID(), eventType: 'webhook.ping', appId: request.owner.app_id, payload: envelope as Prisma.InputJsonValue },
       });
       try {
-        await queue(id, 1);
+        // One attempt, as a redelivery by hand: a member testing an endpoint that is not ready
+        // presses again, rather than getting pings for the next ten hours.
+        await queue(id, 1, true);
       } catch (error) {
         // Never sent: it would stay pending in the history. The member sees the error and presses again.
         await prisma.delivery.delete({ where: { id } }).catch(() => undefined);
