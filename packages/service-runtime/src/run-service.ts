@@ -33,8 +33,16 @@ export async function runService<C extends { logLevel: string }>(options: {
   }
   const logger = createLogger({ service: options.name, level: loaded.config.logLevel });
   logger.info('starting', { configuration: loaded.describe() });
+  // Until the service has started there is nothing to finish: a signal then ends the process at
+  // once (as PID 1 in a container, a signal nobody listens for would be ignored until the kill).
+  const duringStartUp = (signal: NodeJS.Signals) => {
+    logger.warn('signal during start-up: exiting', { signal });
+    process.exit(1);
+  };
+  process.on('SIGTERM', duringStartUp).on('SIGINT', duringStartUp);
   try {
     const service = await options.start(loaded.config, logger);
+    process.off('SIGTERM', duringStartUp).off('SIGINT', duringStartUp);
     service.lifecycle.exitOnSignals(service.shutdownSteps, service.shutdownGraceMs);
     logger.info('ready');
   } catch (error) {

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { describe, expect, it } from '@jest/globals';
 
 const lifecycleModule = new URL('../dist/lifecycle.js', import.meta.url).href;
+const runServiceModule = new URL('../dist/run-service.js', import.meta.url).href;
 
 /**
  * A process with one shutdown step that takes `stepMs`; resolves with its exit code and output
@@ -42,5 +43,26 @@ describe('Lifecycle.exitOnSignals', () => {
     const { code, output } = await signalled(5000, [0, 1300]);
     expect(output).not.toContain('finished');
     expect(code).toBe(1);
+  });
+});
+
+describe('runService', () => {
+  it('ends the process at once on a signal during start-up, when there is nothing to finish yet', async () => {
+    const script = `
+      import { runService } from ${JSON.stringify(runServiceModule)};
+      await runService({
+        name: 'starting',
+        readConfig: () => ({ config: { logLevel: 'error' }, describe: () => ({}) }),
+        start: () => { process.stdout.write('starting\\n'); return new Promise(() => setInterval(() => {}, 1000)); },
+      });`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    while (!output.includes('starting')) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill('SIGTERM');
+    const [code, signal] = await exited;
+    // Exited by its own handler (status 1), not killed by the signal's default action.
+    expect({ code, signal }).toEqual({ code: 1, signal: null });
   });
 });
