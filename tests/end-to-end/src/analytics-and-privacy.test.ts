@@ -120,8 +120,10 @@ describe('privacy', () => {
     expect(list.body.data.find((item) => item.title === 'My idea')?.author).toEqual({ external_id: null, name: null });
     expect(JSON.stringify(list.body)).not.toContain('Eve');
 
+    // Nothing about the user stays in the outbox, published or not: not their id, name or texts.
     const stored = await system.api.prisma.$queryRaw<Array<{ n: bigint }>>`
-      SELECT count(*) AS n FROM api.outbox_events WHERE published_at IS NULL AND payload::text LIKE '%erase-me%'`;
+      SELECT count(*) AS n FROM api.outbox_events
+      WHERE payload::text LIKE '%erase-me%' OR payload::text LIKE '%Eve%' OR payload::text LIKE '%eve@example.com%' OR payload::text LIKE '%More detail%'`;
     expect(Number(stored[0]?.n)).toBe(0);
     // The stored answer is gone; a retry with its key is refused rather than run again.
     const tombstone = await system.api.prisma.idempotencyRecord.findFirstOrThrow({ where: { key: 'erase-key' } });

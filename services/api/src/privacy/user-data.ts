@@ -76,8 +76,8 @@ export async function exportUserData(prisma: PrismaClient, appId: number, extern
 /**
  * Erases one end user of one app, in one transaction (specification: privacy:write). Their
  * suggestions stay, anonymised; their comments, tickets (with every message) and survey
- * responses are deleted; events about them not yet published are withheld or anonymised (see
- * withholdUnpublishedEvents); stored answers to idempotent requests that show them are dropped,
+ * responses are deleted; events about them not yet published are withheld or anonymised, those
+ * published deleted from the outbox (see eraseFromOutbox); stored answers to idempotent requests that show them are dropped,
  * leaving the key (a retry with it gets 410 user_erased); and `privacy.user_erased` tells the
  * worker to erase its copies and deliver nothing more about them. Running it again finds nothing
  * to do.
@@ -96,7 +96,7 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
     await tx.suggestionComment.deleteMany({ where: { id: { in: comments.map((comment) => comment.id) } } });
     const tickets = await tx.ticket.deleteMany({ where: { appId, authorExternalId: externalId } });
     const surveys = await tx.surveyResponse.deleteMany({ where: { appId, respondentExternalId: externalId } });
-    const { withheld, anonymised: eventsAnonymised } = await withholdUnpublishedEvents(tx, appId, externalId);
+    const { withheld, anonymised: eventsAnonymised } = await eraseFromOutbox(tx, appId, externalId);
     // Kept as a tombstone, not deleted: a retry with the same key would run the request again and
     // bring the erased user back.
     await tx.$executeRaw`
@@ -118,13 +118,14 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
 }
 
 /**
- * No later webhook carries the user. Unpublished events they caused, or about records erasure
- * deletes (their tickets, survey responses), are deleted. Those about one of their suggestions,
- * which stays on the board, caused by someone else (a member changing its status, another user
- * commenting), still tell receivers what happened to the suggestion: they keep it, with the
- * author removed as the suggestion's own author is.
+ * No later webhook carries the user, and the outbox keeps nothing about them. Unpublished events
+ * they caused, or about records erasure deletes (their tickets, survey responses), are deleted.
+ * Those about one of their suggestions, which stays on the board, caused by someone else (a
+ * member changing its status, another user commenting), still tell receivers what happened to
+ * the suggestion: they keep it, with the author removed as the suggestion's own author is.
+ * Published events naming them are deleted.
  */
-async function withholdUnpublishedEvents(tx: Prisma.TransactionClient, appId: number, externalId: string) {
+async function eraseFromOutbox(tx: Prisma.TransactionClient, appId: number, externalId: string) {
   const withheld = await tx.$executeRaw`
     DELETE FROM api.outbox_events
     WHERE published_at IS NULL
@@ -138,5 +139,13 @@ async function withholdUnpublishedEvents(tx: Prisma.TransactionClient, appId: nu
     WHERE published_at IS NULL
       AND (payload -> 'app' ->> 'id')::int = ${appId}
       AND payload -> 'data' -> 'author' ->> 'external_id' = ${externalId}`;
+  // Events already published are history the outbox has no further use for, holding the user's
+  // name, texts and id: deleted. (Receivers erase what was delivered to them; the worker erases
+  // its own copies when privacy.user_erased reaches it.)
+  await tx.$executeRaw`
+    DELETE FROM api.outbox_events
+    WHERE published_at IS NOT NULL
+      AND (payload -> 'app' ->> 'id')::int = ${appId}
+      AND ${externalId} IN (payload -> 'data' -> 'author' ->> 'external_id', payload -> 'data' -> 'sender' ->> 'external_id')`;
   return { withheld, anonymised };
 }
