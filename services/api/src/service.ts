@@ -15,6 +15,7 @@ import type { ApiConfig } from './config.js';
 import { connectApiDatabase, migrateApiDatabase } from './database.js';
 import type { PrismaClient } from './database.js';
 import { buildApp } from './http/app.js';
+import { OutboxPruner } from './outbox/outbox-pruner.js';
 import { OutboxRelay } from './outbox/relay.js';
 import type { RouteContext } from './routes/route-context.js';
 
@@ -23,6 +24,7 @@ export interface ApiService {
   url: string;
   prisma: PrismaClient;
   outboxRelay: OutboxRelay;
+  outboxPruner: OutboxPruner;
   keyUsage: KeyUsageRecorder;
   /** What the routes are built with (the benchmark mounts the same handlers without authentication). */
   routeContext: RouteContext;
@@ -40,6 +42,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const rpc = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs });
   const publisher = new ConfirmedPublisher(broker, { name: 'api-publisher', setup: (channel) => declareExchanges(channel, names) });
   const outboxRelay = new OutboxRelay(pool, publisher, names, logger, { pollIntervalMs: config.outboxPollMs });
+  const outboxPruner = new OutboxPruner(pool, logger, { retentionHours: config.outboxRetentionHours });
 
   const presence = new ApiInstancePresence(rpc, logger, config.keyCacheTtlMs);
   const verifier = new SecretKeyVerifier(rpc, () => presence.trustedUntil, { ttlMs: config.keyCacheTtlMs });
@@ -72,10 +75,12 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const server: Server = app.listen(config.port);
   await once(server, 'listening');
   outboxRelay.start();
+  outboxPruner.start();
   const { port } = server.address() as AddressInfo;
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop taking requests', run: () => closeServer(server) },
     { name: 'stop the outbox relay (unpublished events wait in the table)', run: () => outboxRelay.stop() },
+    { name: 'stop pruning the outbox', run: () => outboxPruner.stop() },
     { name: 'report key usage', run: () => keyUsage.stop() },
     { name: 'end the cache lease of this instance', run: () => presence.stop() },
     { name: 'stop listening for key changes', run: () => listener.close() },
@@ -89,6 +94,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     url: `http://127.0.0.1:${port}`,
     prisma,
     outboxRelay,
+    outboxPruner,
     keyUsage,
     routeContext,
     lifecycle,

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createLogger } from '@feedback/logging';
+import { createTestDatabase, resolveTestInfrastructure } from '@feedback/test-support';
+import type { TestDatabase, TestInfrastructure } from '@feedback/test-support';
+import pg from 'pg';
+import winston from 'winston';
+import { migrateApiDatabase } from '../database.js';
+import { OutboxPruner } from './outbox-pruner.js';
+
+const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
+let infrastructure: TestInfrastructure;
+let database: TestDatabase;
+let pool: pg.Pool;
+
+beforeAll(async () => {
+  infrastructure = await resolveTestInfrastructure();
+  database = await createTestDatabase(infrastructure.postgresUrl);
+  await migrateApiDatabase(database.url, logger);
+  pool = new pg.Pool({ connectionString: database.url });
+}, 60_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await database?.drop();
+  await infrastructure?.stop();
+});
+
+/** Writes one outbox event, published that many hours ago (null: not published). */
+async function eventPublished(hoursAgo: number | null): Promise<string> {
+  const id = randomUUID();
+  await pool.query(
+    `INSERT INTO api.outbox_events (event_id, event_type, payload, created_at, published_at)
+     VALUES ($1, 'suggestion.created', '{}', now() - make_interval(hours => 400), CASE WHEN $2::int IS NULL THEN NULL ELSE now() - make_interval(hours => $2::int) END)`,
+    [id, hoursAgo],
+  );
+  return id;
+}
+
+const remaining = async () => (await pool.query<{ event_id: string }>('SELECT event_id FROM api.outbox_events ORDER BY position')).rows.map((row) => row.event_id);
+
+describe('OutboxPruner', () => {
+  it('deletes published events past the retention, a batch at a time, and keeps recent and unpublished ones', async () => {
+    const old = [await eventPublished(200), await eventPublished(190), await eventPublished(170)];
+    const recent = await eventPublished(2);
+    const unpublished = await eventPublished(null);
+    const pruner = new OutboxPruner(pool, logger, { retentionHours: 168, batchSize: 2 });
+    expect(await pruner.pruneOnce()).toBe(old.length);
+    expect(await remaining()).toEqual([recent, unpublished]);
+    expect(await pruner.pruneOnce()).toBe(0);
+  });
+
+  it('never deletes an unpublished event, however old, nor what comes after it', async () => {
+    await pool.query('DELETE FROM api.outbox_events');
+    const waiting = await eventPublished(null);
+    const after = await eventPublished(300);
+    expect(await new OutboxPruner(pool, logger, { retentionHours: 1 }).pruneOnce()).toBe(0);
+    expect(await remaining()).toEqual([waiting, after]);
+  });
+});
