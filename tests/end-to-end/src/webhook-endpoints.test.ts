@@ -59,6 +59,12 @@ describe('webhook endpoints', () => {
     expect(viewed.status).toBe(200);
     expect(viewed.body).toEqual(changed.body);
     expect(JSON.stringify(viewed.body)).not.toContain('whsec_');
+    // Stored as a URL every answer can carry: before, a stray space was stored as typed and
+    // every later list of the app's endpoints failed to describe it.
+    const spaced = await webhooks('PATCH', `/${endpointId}`, { url: ' https://LOCALHOST:9443/new hooks|v2 ' });
+    expect(spaced.status).toBe(200);
+    expect(spaced.body['url']).toBe('https://localhost:9443/new%20hooks%7Cv2');
+    expect((await webhooks('GET', '')).status).toBe(200);
     const unsafe = await webhooks('PATCH', `/${endpointId}`, { url: 'https://10.0.0.5/hook' });
     expect(unsafe.status).toBe(400);
     expect(unsafe.body).toMatchObject({ error: 'unsafe_url' });

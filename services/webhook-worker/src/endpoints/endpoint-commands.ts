@@ -32,7 +32,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
 
   return {
     async create(request: RpcRequest<'webhook-worker.createEndpoint'>): Promise<RpcResult<'webhook-worker.createEndpoint'>> {
-      await urls.check(request.url);
+      const url = await urls.check(request.url);
       const limit = WEBHOOK_ENDPOINT_LIMITS[request.owner.plan];
       const secret = generateSigningSecret();
       const endpoint = await prisma.$transaction(async (tx) => {
@@ -50,7 +50,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
             teamId: request.owner.team_id,
             appId: request.owner.app_id,
             name: request.name,
-            url: request.url,
+            url,
             events: request.events,
             secretEncrypted: secrets.seal(secret),
           },
@@ -74,12 +74,12 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
 
     async update(request: RpcRequest<'webhook-worker.updateEndpoint'>): Promise<RpcResult<'webhook-worker.updateEndpoint'>> {
       const endpoint = await owned(request.owner, request.endpoint_id);
-      if (request.url !== undefined) await urls.check(request.url);
+      const url = request.url === undefined ? undefined : await urls.check(request.url);
       const updated = await prisma.webhookEndpoint.update({
         where: { id: endpoint.id },
         data: {
           ...(request.name !== undefined ? { name: request.name } : {}),
-          ...(request.url !== undefined ? { url: request.url } : {}),
+          ...(url !== undefined ? { url } : {}),
           ...(request.events !== undefined ? { events: request.events } : {}),
         },
       });

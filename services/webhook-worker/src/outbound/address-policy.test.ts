@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
+import { rpcMethods } from '@feedback/contracts';
 import { isPublicAddress, urlProblem } from './address-policy.js';
+import { EndpointUrlPolicy } from './endpoint-url-policy.js';
 
 describe('webhook address policy', () => {
   it.each([
@@ -37,5 +40,23 @@ describe('webhook address policy', () => {
 
   it('accepts a public https URL', () => {
     expect(urlProblem('https://hooks.example.com/feedback?x=1')).toBeUndefined();
+  });
+});
+
+describe('endpoint URL as stored', () => {
+  const policy = new EndpointUrlPolicy([], async () => ['93.184.216.34']);
+  const result = rpcMethods['webhook-worker.getEndpoint'].result;
+  const described = (url: string) => ({ id: randomUUID(), app_id: 1, name: 'E', url, events: ['ticket.created'], created_at: new Date().toISOString(), updated_at: new Date().toISOString() });
+
+  it.each([
+    ['https://example.com/hook ', 'https://example.com/hook'],
+    [' https://Example.COM:443/a b', 'https://example.com/a%20b'],
+    ['https://example.com/a|b^c?q=1|2', 'https://example.com/a%7Cb%5Ec?q=1%7C2'],
+    ['https://example.com/100%', 'https://example.com/100%25'],
+    ['https://example.com/ok%20already', 'https://example.com/ok%20already'],
+    ['https://bücher.example/x', 'https://xn--bcher-kva.example/x'],
+  ])('stores %j as %s, a URL every answer about the endpoint can carry', async (raw, stored) => {
+    expect(await policy.check(raw)).toBe(stored);
+    expect(() => result.parse(described(stored))).not.toThrow();
   });
 });

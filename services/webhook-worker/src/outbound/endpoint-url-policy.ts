@@ -19,7 +19,8 @@ export class EndpointUrlPolicy {
     return this.allowedPrivateHosts.includes(host.toLowerCase());
   }
 
-  async check(raw: string): Promise<void> {
+  /** Checks a URL given for an endpoint; answers it as it is to be stored (see storedForm). */
+  async check(raw: string): Promise<string> {
     let url: URL;
     try {
       url = new URL(raw);
@@ -28,7 +29,7 @@ export class EndpointUrlPolicy {
     }
     if (this.isAllowlisted(url.hostname)) {
       if (url.protocol !== 'https:') throw new RpcError('unsafe_url', 'The URL must use https.');
-      return;
+      return storedForm(url);
     }
     const problem = urlProblem(raw);
     if (problem) throw new RpcError('unsafe_url', `The URL ${problem}.`);
@@ -42,5 +43,19 @@ export class EndpointUrlPolicy {
     if (addresses.length === 0 || addresses.some((address) => !isPublicAddress(address))) {
       throw new RpcError('unsafe_url', `The host ${host} resolves to a private, local or reserved address.`);
     }
+    return storedForm(url);
   }
+}
+
+/** What RFC 3986 allows in a URI besides letters and digits; `%` only as the start of an escape. */
+const NOT_IN_URI = /%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/g;
+
+/**
+ * The URL as stored, sent to and shown: parsed (the host lower-cased and in punycode, spaces
+ * around it trimmed and inside it escaped, a default port dropped), then with the characters the
+ * parser leaves that RFC 3986 does not allow (`|`, `^`, a lone `%`) escaped too. Stored as typed,
+ * `https://example.com/hook ` was a URL every later answer about the endpoint failed to describe.
+ */
+export function storedForm(url: URL): string {
+  return url.href.replace(NOT_IN_URI, (character) => encodeURIComponent(character));
 }
