@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
+import { WebhookVerificationError, verify } from '@feedback/webhook-signature';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import { startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
@@ -58,6 +59,47 @@ describe('several stalling endpoints', () => {
       const received = stalling.map(({ receiver }) => receiver.received.length - 1);
       expect(received.reduce((sum, n) => sum + n, 0)).toBeLessThanOrEqual(4);
       expect(received.every((n) => n <= 2)).toBe(true);
+    } finally {
+      release();
+    }
+  }, 60_000);
+});
+
+describe('an attempt that waits for a slot', () => {
+  it('is signed with the secret as it is when its turn comes, not as it was when it was queued', async () => {
+    const owner = await signUpTeam(system.api.url, 'pro');
+    const { appId, publicKey } = await createApp(system.api.url, owner.token, 'Rotating app');
+    const start = async (events: string[]) => {
+      const receiver = await HttpsReceiver.start(testCertificates().trusted);
+      receivers.push(receiver);
+      const created = await call<{ endpoint: { id: string }; signing_secret: string }>(system.api.url, 'POST', `/dashboard/v1/apps/${appId}/webhooks`, {
+        token: owner.token,
+        body: { name: 'Receiver', url: receiver.url(), events },
+      });
+      expect(created.status).toBe(201);
+      return { receiver, endpointId: created.body.endpoint.id, secret: created.body.signing_secret };
+    };
+    // Two endpoints whose answers the test holds take all 8 of the worker's slots (4 each).
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holding = await Promise.all([start(['ticket.created']), start(['ticket.created'])]);
+    for (const { receiver } of holding) receiver.answer = () => ({ status: 200, until: held });
+    const rotating = await start(['suggestion.created']);
+    try {
+      for (let n = 0; n < 4; n += 1) {
+        await call(system.api.url, 'POST', '/widget/v1/tickets', { key: publicKey, body: { subject: `Held ${n}`, body: 'x', user: { external_id: 'u-1' } } });
+      }
+      await eventually(() => (holding.every(({ receiver }) => receiver.received.length === 4) ? true : undefined), { what: 'every slot taken' });
+      await call(system.api.url, 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title: 'Waits', user: { external_id: 'u-1' } } });
+      // Fanned out: its first attempt is queued in the worker, behind the held ones.
+      await eventually(() => system.worker.prisma.delivery.findFirst({ where: { endpointId: rotating.endpointId } }).then((row) => row ?? undefined), { what: 'the delivery' });
+      const rotated = await call<{ signing_secret: string }>(system.api.url, 'POST', `/dashboard/v1/apps/${appId}/webhooks/${rotating.endpointId}/rotate-secret`, { token: owner.token });
+      expect(rotated.status).toBe(200);
+      release();
+      const [request] = await eventually(() => (rotating.receiver.received.length > 0 ? rotating.receiver.received : undefined), { what: 'the queued attempt' });
+      const header = request!.headers['x-service-signature'] as string;
+      expect(() => verify(request!.body, header, rotated.body.signing_secret)).not.toThrow();
+      expect(() => verify(request!.body, header, rotating.secret)).toThrow(WebhookVerificationError);
     } finally {
       release();
     }

@@ -62,10 +62,12 @@ export class AttemptMaker {
   private readonly struggleAfterMs: number;
   private readonly maxAttempts: number;
   private readonly limit: LimitFunction;
+  private readonly concurrency: number;
   private readonly openedSecrets = new Map<string, KeyObject>();
 
   constructor(private readonly options: AttemptMakerOptions) {
     const concurrency = options.concurrency ?? 64;
+    this.concurrency = concurrency;
     this.limit = pLimit(concurrency);
     this.strugglingShare = Math.max(1, Math.floor(concurrency / 2));
     this.perEndpoint = options.perEndpointConcurrency ?? 8;
@@ -110,18 +112,29 @@ export class AttemptMaker {
     if (countedStruggling) this.strugglingBusy += 1;
     try {
       const rawBody = delivery.body;
-      const { startedAt, result } = await this.limit(async () => {
+      // A slot free now is taken at once, so the endpoint's URL and secret were read just before;
+      // an attempt that waits for one reads them again when its turn comes, so that a rotation,
+      // a new URL or a deletion meanwhile holds for it too.
+      const waits = this.limit.activeCount + this.limit.pendingCount >= this.concurrency;
+      const made = await this.limit(async () => {
+        const endpoint = waits ? await store.endpointNow(delivery.endpointId) : delivery;
+        if (endpoint === undefined) return undefined;
         const startedAt = new Date();
         const headers = {
           // Signed afresh at every attempt (the published library's own signer), so a retry hours
           // later still passes a receiver's 300-second check; signed once the attempt has its
           // slot, so the time in the signature is the time it is sent.
-          [SIGNATURE_HEADER]: sign(rawBody, this.openSecret(delivery.secretEncrypted)),
+          [SIGNATURE_HEADER]: sign(rawBody, this.openSecret(endpoint.secretEncrypted)),
           [EVENT_HEADER]: delivery.eventType,
           [DELIVERY_HEADER]: delivery.id,
         };
-        return { startedAt, result: await this.options.sender.send(delivery.url, rawBody, headers) };
+        return { startedAt, result: await this.options.sender.send(endpoint.url, rawBody, headers) };
       });
+      if (made === undefined) {
+        logger.info('attempt dropped: its endpoint was deleted', about);
+        return;
+      }
+      const { startedAt, result } = made;
       const delivered = result.status !== undefined && result.status >= 200 && result.status < 300;
       const last = manual || number >= this.maxAttempts;
       const status: DeliveryStatus = delivered ? 'delivered' : last ? 'abandoned' : 'retrying';

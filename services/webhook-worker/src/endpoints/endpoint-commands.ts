@@ -95,7 +95,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
     async rotateSecret(request: RpcRequest<'webhook-worker.rotateEndpointSecret'>): Promise<RpcResult<'webhook-worker.rotateEndpointSecret'>> {
       const endpoint = await owned(request.owner, request.endpoint_id);
       const secret = generateSigningSecret();
-      // Every attempt reads the secret when it signs, so the old one is never used again after this.
+      // An attempt reads the secret when its turn comes (AttemptMaker), so the old one is never used again after this.
       const updated = await prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: secrets.seal(secret) } });
       return { endpoint: endpointView(updated), signing_secret: secret };
     },
