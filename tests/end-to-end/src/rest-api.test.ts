@@ -197,10 +197,43 @@ describe('bad input', () => {
     expect(response.body).toMatchObject({ field });
   });
 
-  it('gets 400 for a cursor used with another query', async () => {
+  it('gets 400 for a cursor used with another query, another list or another app', async () => {
     const page = await get<Page<Item>>('/api/v1/suggestions?limit=1');
     const response = await get(`/api/v1/suggestions?limit=1&updated_since=2020-01-01T00:00:00Z&cursor=${page.body.next_cursor}`);
     expect(response.body).toMatchObject({ error: 'invalid_cursor' });
+    expect((await get(`/api/v1/tickets?limit=1&cursor=${page.body.next_cursor}`)).body).toMatchObject({ error: 'invalid_cursor' });
+    expect((await get(`/api/v1/suggestions?limit=1&cursor=${page.body.next_cursor}`, otherKey)).body).toMatchObject({ error: 'invalid_cursor' });
+  });
+
+  it.each([
+    ['updated_since', '/api/v1/suggestions?updated_since=0000-01-01T00:00:00Z'],
+    ['updated_since', '/api/v1/tickets?updated_since=0001-01-01T00:00:00%2B01:00'],
+    ['from', '/api/v1/analytics?from=0000-01-01T00:00:00Z&to=2024-01-01T00:00:00Z'],
+  ])('gets 400 validation_failed, not 500, for a time in year 0000, which the database has not got (%s)', async (field, path) => {
+    const response = await get(path);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: 'validation_failed', field: `/${field}` });
+  });
+
+  it('counts analytics over the thirty days before a `to` early in year 1 from year 1, not year 0', async () => {
+    expect((await get('/api/v1/analytics?to=0001-01-05T00:00:00Z')).status).toBe(200);
+  });
+
+  it('gets 400 validation_failed naming the field, not 500, for text holding U+0000', async () => {
+    const refused = await post('/api/v1/tickets', { subject: 'Broken\u0000here', body: 'x', author: { external_id: 'nul-user' } });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: 'validation_failed', field: '/subject' });
+    expect((await get('/api/v1/suggestions?updated_since=2024-01-01T00:00:00Z%00')).status).toBe(400);
+    expect((await get('/api/v1/privacy/users/%00')).body).toMatchObject({ error: 'validation_failed', field: 'externalId' });
+  });
+
+  it('exports and erases a user whose external id is 255 characters outside the Basic Multilingual Plane', async () => {
+    const externalId = '🦊'.repeat(255);
+    expect((await post('/api/v1/suggestions', { title: 'Fox', author: { external_id: externalId } })).status).toBe(201);
+    const exported = await get<{ suggestions: unknown[] }>(`/api/v1/privacy/users/${encodeURIComponent(externalId)}`);
+    expect(exported.status).toBe(200);
+    expect(exported.body.suggestions).toHaveLength(1);
+    expect((await call(url(), 'DELETE', `/api/v1/privacy/users/${encodeURIComponent(externalId)}`, { key })).status).toBe(200);
   });
 
   it.each([
@@ -213,11 +246,14 @@ describe('bad input', () => {
   });
 
   it.each([
-    ['an id beyond any record', { o: 'n', t: '2024-01-01T00:00:00.000Z', i: 1e20 }],
-    ['an id beyond a database integer', { o: 'n', t: '2024-01-01T00:00:00.000Z', i: 2 ** 31 }],
-    ['a time the database cannot hold', { o: 'n', t: '-100000-01-01T00:00:00.000Z', i: 1 }],
+    ['an id beyond any record', (o: string) => ({ o, t: '2024-01-01T00:00:00.000Z', i: 1e20 })],
+    ['an id beyond a database integer', (o: string) => ({ o, t: '2024-01-01T00:00:00.000Z', i: 2 ** 31 })],
+    ['a time the database cannot hold', (o: string) => ({ o, t: '-100000-01-01T00:00:00.000Z', i: 1 })],
+    ['year 0000, which the database has not got', (o: string) => ({ o, t: '0000-01-01T00:00:00.000Z', i: 1 })],
+    ['JSON that is not an object', () => null],
+    ['a list of another tag', () => ({ o: 'n', t: '2024-01-01T00:00:00.000Z', i: 1 })],
   ])('gets 400 invalid_cursor for a crafted cursor with %s', async (_case, payload) => {
-    const cursor = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    const cursor = Buffer.from(JSON.stringify(payload(`suggestions:${appId}:n`))).toString('base64url');
     const response = await get(`/api/v1/suggestions?cursor=${cursor}`);
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ error: 'invalid_cursor', field: '/cursor' });

@@ -1,7 +1,7 @@
 import { SUGGESTION_STATUSES, TICKET_STATUSES, defineContract } from '@feedback/contracts';
 import type { PrismaClient } from '../database.js';
 import { ApiError } from '../http/api-error.js';
-import { parseInstant } from '../http/parse-instant.js';
+import { EARLIEST_INSTANT, parseInstant } from '../http/parse-instant.js';
 
 export const analyticsQueryContract = defineContract('analytics-query', {
   type: 'object',
@@ -66,7 +66,8 @@ function zeroes<const S extends readonly string[]>(statuses: S): Record<S[number
 export async function analyticsFor(prisma: PrismaClient, appId: number, query: unknown) {
   const parsed = analyticsQueryContract.parse(query);
   const to = parsed.to ? parseInstant(parsed.to, 'to') : new Date();
-  const from = parsed.from ? parseInstant(parsed.from, 'from') : new Date(to.getTime() - 30 * 86_400_000);
+  // Thirty days before `to`, but not before the first year PostgreSQL holds (there is no year zero).
+  const from = parsed.from ? parseInstant(parsed.from, 'from') : new Date(Math.max(to.getTime() - 30 * 86_400_000, EARLIEST_INSTANT));
   if (from >= to) throw new ApiError('validation_failed', '`from` must be before `to`.', { field: '/from' });
   if (to.getTime() - from.getTime() > MAX_PERIOD_DAYS * 86_400_000) {
     throw new ApiError('validation_failed', `The period may be at most ${MAX_PERIOD_DAYS} days.`, { field: '/from' });

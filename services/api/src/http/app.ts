@@ -11,6 +11,7 @@ import { widgetRouter } from '../routes/widget-v1/widget-router.js';
 import type { RouteContext } from '../routes/route-context.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { methodNotAllowed } from './method-not-allowed.js';
+import { refuseNulCharacters } from './refuse-nul-characters.js';
 import { requestContext } from './request-context.js';
 
 export interface AppOptions {
@@ -35,6 +36,7 @@ export function buildApp(options: AppOptions): Express {
   app.use(requestContext(options.logger));
   app.use(healthRouter(options.readiness, options.isShuttingDown));
   app.use(express.json({ limit: '256kb' }));
+  app.use(refuseNulCharacters);
 
   // Public, no key: built once from the same schemas and routes the server uses.
   const openApiDocument = buildOpenApiDocument({ publicBaseUrl: options.publicBaseUrl });

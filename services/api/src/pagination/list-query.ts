@@ -24,51 +24,63 @@ export const MAX_LIMIT = 100;
  * Keyset pagination. In the default order (newest first) the cursor is the last item's
  * (created_at, id); with `updated_since` (oldest update first) it is (updated_at, id). The id
  * breaks ties, so no item is skipped or repeated when many share one timestamp. The cursor is
- * opaque to clients: base64url of JSON, and only valid with the query that produced it.
+ * opaque to clients: base64url of JSON, and only valid with the query that produced it, on the
+ * same list of the same app.
  */
 export type ListOrder = { kind: 'newest_first' } | { kind: 'updated_since'; since: Date };
 
+/** Which list a cursor belongs to: its records and its app. */
+export interface ListScope {
+  records: 'suggestions' | 'tickets';
+  appId: number;
+}
+
 export interface ListRequest {
+  scope: ListScope;
   order: ListOrder;
   limit: number;
   after?: { at: Date; id: number };
 }
 
-export function parseListQuery(query: unknown): ListRequest {
+export function parseListQuery(query: unknown, scope: ListScope): ListRequest {
   const parsed = listQueryContract.parse(query);
   const limit = parsed.limit === undefined ? DEFAULT_LIMIT : Number(parsed.limit);
   if (limit < 1 || limit > MAX_LIMIT) {
     throw new ApiError('validation_failed', `limit must be between 1 and ${MAX_LIMIT}.`, { field: '/limit' });
   }
   const order: ListOrder = parsed.updated_since ? { kind: 'updated_since', since: parseInstant(parsed.updated_since, 'updated_since') } : { kind: 'newest_first' };
-  const request: ListRequest = { order, limit };
-  if (parsed.cursor !== undefined) request.after = decodeCursor(parsed.cursor, order);
+  const request: ListRequest = { scope, order, limit };
+  if (parsed.cursor !== undefined) request.after = decodeCursor(parsed.cursor, scope, order);
   return request;
 }
 
-function orderTag(order: ListOrder): string {
-  return order.kind === 'newest_first' ? 'n' : `u${order.since.toISOString()}`;
+/** What a cursor is valid for: the list, the app and the order (with its `updated_since`). */
+function cursorTag(scope: ListScope, order: ListOrder): string {
+  return `${scope.records}:${scope.appId}:${order.kind === 'newest_first' ? 'n' : `u${order.since.toISOString()}`}`;
 }
 
-export function encodeCursor(order: ListOrder, at: Date, id: number): string {
-  return Buffer.from(JSON.stringify({ o: orderTag(order), t: at.toISOString(), i: id })).toString('base64url');
+export function encodeCursor(scope: ListScope, order: ListOrder, at: Date, id: number): string {
+  return Buffer.from(JSON.stringify({ o: cursorTag(scope, order), t: at.toISOString(), i: id })).toString('base64url');
 }
 
-/** Date.toISOString of a year 0 to 9999. */
-const ENCODED_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+/** Date.toISOString of a year 1 to 9999, the years PostgreSQL and JavaScript both hold. */
+const ENCODED_TIME = /^(?!0000)\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-function decodeCursor(cursor: string, order: ListOrder): { at: Date; id: number } {
+function decodeCursor(cursor: string, scope: ListScope, order: ListOrder): { at: Date; id: number } {
   const invalid = () => new ApiError('invalid_cursor', 'The cursor is not one this list gave, or belongs to another query. Start again without it.', { field: '/cursor' });
-  let decoded: { o?: unknown; t?: unknown; i?: unknown };
+  let decoded: unknown;
   try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as typeof decoded;
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     throw invalid();
   }
+  // JSON that is not an object (`null`, a number) is no cursor either.
+  if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) throw invalid();
+  const { o, t, i } = decoded as { o?: unknown; t?: unknown; i?: unknown };
   // Only what encodeCursor writes: a time the database can hold and an id a record can have.
-  const at = typeof decoded.t === 'string' && ENCODED_TIME.test(decoded.t) ? new Date(decoded.t) : new Date(Number.NaN);
-  const id = Number.isInteger(decoded.i) ? (decoded.i as number) : -1;
-  if (decoded.o !== orderTag(order) || Number.isNaN(at.getTime()) || id < 0 || id > MAX_RECORD_ID) throw invalid();
+  const at = typeof t === 'string' && ENCODED_TIME.test(t) ? new Date(t) : new Date(Number.NaN);
+  const id = Number.isInteger(i) ? (i as number) : -1;
+  if (o !== cursorTag(scope, order) || Number.isNaN(at.getTime()) || id < 0 || id > MAX_RECORD_ID) throw invalid();
   return { at, id };
 }
 
@@ -100,6 +112,6 @@ export function toPage<R extends { id: number; createdAt: Date; updatedAt: Date 
   const more = rows.length > request.limit && last !== undefined;
   return {
     data: items.map(view),
-    next_cursor: more ? encodeCursor(request.order, request.order.kind === 'newest_first' ? last.createdAt : last.updatedAt, last.id) : null,
+    next_cursor: more ? encodeCursor(request.scope, request.order, request.order.kind === 'newest_first' ? last.createdAt : last.updatedAt, last.id) : null,
   };
 }

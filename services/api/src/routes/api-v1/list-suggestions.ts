@@ -7,6 +7,6 @@ import type { RouteContext } from '../route-context.js';
 /** GET /api/v1/suggestions — scope suggestions:read; newest first, or `updated_since` oldest update first. */
 export function listSuggestionsRoute(context: RouteContext): Router {
   return Router().get('/suggestions', requireScope('suggestions:read', context.links), async (request, response) => {
-    response.json(await listSuggestions(context.prisma, request.apiKey!.app.id, parseListQuery(request.query)));
+    response.json(await listSuggestions(context.prisma, request.apiKey!.app.id, parseListQuery(request.query, { records: 'suggestions', appId: request.apiKey!.app.id })));
   });
 }

@@ -7,6 +7,6 @@ import type { RouteContext } from '../route-context.js';
 /** GET /api/v1/tickets — scope tickets:read; newest first, or `updated_since` oldest update first. */
 export function listTicketsRoute(context: RouteContext): Router {
   return Router().get('/tickets', requireScope('tickets:read', context.links), async (request, response) => {
-    response.json(await listTickets(context.prisma, request.apiKey!.app.id, parseListQuery(request.query)));
+    response.json(await listTickets(context.prisma, request.apiKey!.app.id, parseListQuery(request.query, { records: 'tickets', appId: request.apiKey!.app.id })));
   });
 }

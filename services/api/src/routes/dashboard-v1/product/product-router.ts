@@ -32,11 +32,11 @@ export function productRouter(context: RouteContext): Router {
 
   router.get('/apps/:appId/suggestions', async (request, response) => {
     const app = await appOf(request);
-    response.json(await listSuggestions(context.prisma, app.id, parseListQuery(request.query)));
+    response.json(await listSuggestions(context.prisma, app.id, parseListQuery(request.query, { records: 'suggestions', appId: app.id })));
   });
   router.get('/apps/:appId/tickets', async (request, response) => {
     const app = await appOf(request);
-    response.json(await listTickets(context.prisma, app.id, parseListQuery(request.query)));
+    response.json(await listTickets(context.prisma, app.id, parseListQuery(request.query, { records: 'tickets', appId: app.id })));
   });
   router.patch('/apps/:appId/suggestions/:suggestionId', act(200, (tx, app, request) =>
     changeSuggestionStatus(tx, app, recordId(request.params['suggestionId']), suggestionStatusRequest.parse(request.body).status, memberOf(request)),
