@@ -148,6 +148,17 @@ describe('Idempotency-Key', () => {
     expect(await system.api.prisma.ticket.count({ where: { subject: 'Race' } })).toBe(1);
   });
 
+  it('takes a retry whose body has its keys in another order, or whose path differs in case or a trailing slash, as the same request', async () => {
+    const first = await post('/api/v1/suggestions', { title: 'Reordered', author: { external_id: 'u-9', name: 'Ada' } }, { idempotencyKey: 'reorder-1' });
+    expect(first.status).toBe(201);
+    const reordered = await post('/api/v1/suggestions', { author: { name: 'Ada', external_id: 'u-9' }, title: 'Reordered' }, { idempotencyKey: 'reorder-1' });
+    expect(reordered.status).toBe(201);
+    expect(reordered.headers.get('idempotent-replayed')).toBe('true');
+    const otherPath = await post('/api/v1/Suggestions/', { title: 'Reordered', author: { external_id: 'u-9', name: 'Ada' } }, { idempotencyKey: 'reorder-1' });
+    expect(otherPath.headers.get('idempotent-replayed')).toBe('true');
+    expect(await system.api.prisma.suggestion.count({ where: { title: 'Reordered' } })).toBe(1);
+  });
+
   it('refuses the same key with a different body', async () => {
     await post('/api/v1/suggestions', { title: 'A', author: { external_id: 'u-7' } }, { idempotencyKey: 'reuse-1' });
     const other = await post('/api/v1/suggestions', { title: 'B', author: { external_id: 'u-7' } }, { idempotencyKey: 'reuse-1' });

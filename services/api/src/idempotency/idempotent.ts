@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import stableStringify from 'safe-stable-stringify';
 import type { Prisma, PrismaClient } from '../database.js';
 import { ApiError } from '../http/api-error.js';
 
@@ -37,6 +38,16 @@ export function idempotencyKeyOf(request: Request): string | undefined {
 }
 
 /**
+ * What makes two requests the same request: the method, the route (not the path as written, which
+ * may differ in letter case or a trailing slash and still reach it), and the body with its keys
+ * in a fixed order (a client that rebuilds the body, say from a jsonb column, may reorder them).
+ */
+function requestHashOf(request: Request): string {
+  const route = `${request.baseUrl}${typeof request.route?.path === 'string' ? request.route.path : request.path}`;
+  return createHash('sha256').update(`${request.method} ${route}\n${stableStringify(request.body ?? null)}`).digest('hex');
+}
+
+/**
  * Runs a create once per (app, Idempotency-Key). The key is claimed in the same transaction as
  * the work, so a retry that arrives while the first is still running waits for it and then gets
  * its answer; a retry after a failure that rolled back runs afresh. The same key with another
@@ -49,9 +60,7 @@ export async function idempotent(
 ): Promise<Outcome> {
   const { key, appId } = claim;
   if (key === undefined) return prisma.$transaction(run);
-  const requestHash = createHash('sha256')
-    .update(`${claim.request.method} ${claim.request.baseUrl}${claim.request.path}\n${JSON.stringify(claim.request.body ?? null)}`)
-    .digest('hex');
+  const requestHash = requestHashOf(claim.request);
   return prisma.$transaction(async (tx) => {
     const { count } = await tx.idempotencyRecord.createMany({ data: [{ appId, key, requestHash }], skipDuplicates: true });
     if (count === 0) {
