@@ -124,6 +124,16 @@ describe('FeedbackClient', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('answers a 2xx that is not JSON (a proxy answering instead) as FeedbackApiError, not a SyntaxError', async () => {
+    const { client } = await api([(response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<html>Sign in to the hotel network</html>');
+    }]);
+    const failure = await client.suggestions.list().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(FeedbackApiError);
+    expect(failure).toMatchObject({ status: 200, code: 'unexpected_response' });
+  });
+
   it('answers a refused connection, after its retries, as FeedbackConnectionError', async () => {
     const client = new FeedbackClient({ secretKey, baseUrl: 'http://127.0.0.1:9', maxRetries: 1 });
     const failure = await client.suggestions.list().catch((error: unknown) => error);

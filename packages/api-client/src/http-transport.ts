@@ -84,7 +84,16 @@ export class HttpTransport {
       const { code, message } = error as { code?: string; message: string };
       throw new FeedbackConnectionError(`No answer from the API: ${message}`, code);
     }
-    if (response.statusCode >= 200 && response.statusCode < 300) return (response.body ? JSON.parse(response.body) : undefined) as T;
+    if (response.statusCode >= 200 && response.statusCode < 300) {
+      if (!response.body) return undefined as T;
+      try {
+        return JSON.parse(response.body) as T;
+      } catch {
+        // A 2xx that is not the API's JSON: a proxy or captive portal answered in its place.
+        const requestId = typeof response.headers['x-request-id'] === 'string' ? response.headers['x-request-id'] : undefined;
+        throw new FeedbackApiError(response.statusCode, 'unexpected_response', `The API answered ${response.statusCode} with a body that is not JSON: is something between you and it answering instead?`, requestId, {});
+      }
+    }
     throw errorFor(response);
   }
 }
