@@ -230,6 +230,16 @@ describe('bad input', () => {
     expect((await get('/api/v1/analytics?to=0001-01-05T00:00:00Z')).status).toBe(200);
   });
 
+  it('gets 415 unsupported_media_type for a body that is not JSON', async () => {
+    const sent = await fetch(`${url()}/api/v1/suggestions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${key}` },
+      body: 'title=Form&author=u-1',
+    });
+    expect(sent.status).toBe(415);
+    expect(await sent.json()).toMatchObject({ error: 'unsupported_media_type' });
+  });
+
   it('gets 400 validation_failed naming the field, not 500, for text holding U+0000', async () => {
     const refused = await post('/api/v1/tickets', { subject: 'Broken\u0000here', body: 'x', author: { external_id: 'nul-user' } });
     expect(refused.status).toBe(400);

@@ -273,6 +273,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_api_key` or `revoked_api_key`; see WWW-Authenticate. */
             401: {
                 headers: {
+                    /** @description Bearer, with the reason. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -288,8 +290,8 @@ export interface operations {
                     "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications; see Retry-After. */
-            429: {
+            /** @description `not_found`: no such record in this app, or no such route. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -297,9 +299,60 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: retry after Retry-After. */
+            /** @description `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: bodies are at most 256 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed authentications. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: ours; retry later, quoting X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -349,6 +402,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_api_key` or `revoked_api_key`; see WWW-Authenticate. */
             401: {
                 headers: {
+                    /** @description Bearer, with the reason. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -364,8 +419,8 @@ export interface operations {
                     "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications; see Retry-After. */
-            429: {
+            /** @description `not_found`: no such record in this app, or no such route. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -373,9 +428,60 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: retry after Retry-After. */
+            /** @description `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: bodies are at most 256 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed authentications. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: ours; retry later, quoting X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -429,6 +535,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_api_key` or `revoked_api_key`; see WWW-Authenticate. */
             401: {
                 headers: {
+                    /** @description Bearer, with the reason. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -444,8 +552,8 @@ export interface operations {
                     "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications; see Retry-After. */
-            429: {
+            /** @description `not_found`: no such record in this app, or no such route. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -453,9 +561,60 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: retry after Retry-After. */
+            /** @description `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: bodies are at most 256 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed authentications. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: ours; retry later, quoting X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -505,6 +664,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_api_key` or `revoked_api_key`; see WWW-Authenticate. */
             401: {
                 headers: {
+                    /** @description Bearer, with the reason. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -520,8 +681,8 @@ export interface operations {
                     "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications; see Retry-After. */
-            429: {
+            /** @description `not_found`: no such record in this app, or no such route. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -529,9 +690,60 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: retry after Retry-After. */
+            /** @description `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: bodies are at most 256 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed authentications. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: ours; retry later, quoting X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -587,6 +799,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_api_key` or `revoked_api_key`; see WWW-Authenticate. */
             401: {
                 headers: {
+                    /** @description Bearer, with the reason. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -600,6 +814,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such record in this app, or no such route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `idempotency_in_progress`. */
@@ -620,6 +854,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `payload_too_large`: bodies are at most 256 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `idempotency_key_reused`. */
             422: {
                 headers: {
@@ -629,8 +881,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications; see Retry-After. */
+            /** @description `rate_limited`: too many failed authentications. */
             429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: ours; retry later, quoting X-Request-Id to support. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -638,9 +901,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: retry after Retry-After. */
+            /** @description `service_unavailable`. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -690,6 +955,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_api_key` or `revoked_api_key`; see WWW-Authenticate. */
             401: {
                 headers: {
+                    /** @description Bearer, with the reason. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -705,8 +972,8 @@ export interface operations {
                     "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications; see Retry-After. */
-            429: {
+            /** @description `not_found`: no such record in this app, or no such route. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -714,9 +981,60 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: retry after Retry-After. */
+            /** @description `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: bodies are at most 256 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed authentications. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: ours; retry later, quoting X-Request-Id to support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -773,6 +1091,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_api_key` or `revoked_api_key`; see WWW-Authenticate. */
             401: {
                 headers: {
+                    /** @description Bearer, with the reason. */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -786,6 +1106,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InsufficientScopeError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such record in this app, or no such route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`. */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `idempotency_in_progress`. */
@@ -806,6 +1146,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `payload_too_large`: bodies are at most 256 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: send the body as application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `idempotency_key_reused`. */
             422: {
                 headers: {
@@ -815,8 +1173,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications; see Retry-After. */
+            /** @description `rate_limited`: too many failed authentications. */
             429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: ours; retry later, quoting X-Request-Id to support. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -824,9 +1193,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: retry after Retry-After. */
+            /** @description `service_unavailable`. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -12,6 +12,7 @@ import type { RouteContext } from '../routes/route-context.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { refuseNulCharacters } from './refuse-nul-characters.js';
+import { requireJsonBody } from './require-json-body.js';
 import { requestContext } from './request-context.js';
 
 export interface AppOptions {
@@ -36,6 +37,7 @@ export function buildApp(options: AppOptions): Express {
   app.use(requestContext(options.logger));
   app.use(healthRouter(options.readiness, options.isShuttingDown));
   app.use(express.json({ limit: '256kb' }));
+  app.use(requireJsonBody);
   app.use(refuseNulCharacters);
 
   // Public, no key: built once from the same schemas and routes the server uses.

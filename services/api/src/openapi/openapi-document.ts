@@ -30,6 +30,11 @@ type Operation = Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 const errorResponse = (description: string, schema: unknown = ref('Error')) => ({ description, content: json(schema) });
+/** An error response that also carries response headers, each a string. */
+const errorResponseWithHeaders = (description: string, headers: Record<string, string>) => ({
+  ...errorResponse(description),
+  headers: Object.fromEntries(Object.entries(headers).map(([name, about]) => [name, { description: about, schema: { type: 'string' } }])),
+});
 
 const errorSchema = {
   type: 'object',
@@ -96,9 +101,16 @@ const pathParameter = (name: string, schema: Schema, description: string) => ({ 
 const idParameter = (name: string) => pathParameter(name, { type: 'integer' }, 'Numeric id.');
 
 const commonErrors = {
-  '401': errorResponse('`missing_api_key`, `invalid_api_key` or `revoked_api_key`; see WWW-Authenticate.'),
-  '429': errorResponse('`rate_limited`: too many failed authentications; see Retry-After.'),
-  '503': errorResponse('`service_unavailable`: retry after Retry-After.'),
+  '401': errorResponseWithHeaders('`missing_api_key`, `invalid_api_key` or `revoked_api_key`; see WWW-Authenticate.', {
+    'WWW-Authenticate': 'Bearer, with the reason.',
+  }),
+  '404': errorResponse('`not_found`: no such record in this app, or no such route.'),
+  '405': errorResponseWithHeaders('`method_not_allowed`.', { Allow: 'The methods this path takes.' }),
+  '413': errorResponse('`payload_too_large`: bodies are at most 256 KiB.'),
+  '415': errorResponse('`unsupported_media_type`: send the body as application/json.'),
+  '429': errorResponseWithHeaders('`rate_limited`: too many failed authentications.', { 'Retry-After': 'Seconds to wait before trying again.' }),
+  '500': errorResponse('`internal_error`: ours; retry later, quoting X-Request-Id to support.'),
+  '503': errorResponseWithHeaders('`service_unavailable`.', { 'Retry-After': 'Seconds to wait before retrying.' }),
 };
 
 /** An /api/v1 operation: secret key with `scope`. */
@@ -126,7 +138,7 @@ const idempotencyKeyHeader = {
   in: 'header',
   required: false,
   description: 'Retrying with the same key returns the first answer (with `Idempotent-Replayed: true`) and creates nothing twice. Another request with the same key gets 422 `idempotency_key_reused`.',
-  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$', description: '1 to 255 visible ASCII characters (no spaces).' },
 };
 
 function restPaths() {

@@ -1,0 +1,15 @@
+import type { RequestHandler } from 'express';
+import { ApiError } from './api-error.js';
+
+/**
+ * A body sent as anything but JSON is 415 `unsupported_media_type`: unread, it would otherwise
+ * reach validation as no body at all and be answered "must be object", which points the client
+ * at the wrong fault. A request without a body passes (POSTs that take none).
+ */
+export const requireJsonBody: RequestHandler = (request, _response, next) => {
+  // `is` answers null when there is no body, false when there is one of another type.
+  if (request.is('application/json') === false) {
+    return next(new ApiError('unsupported_media_type', `Send the body as application/json (it came as ${request.get('content-type') ?? 'no Content-Type'}).`));
+  }
+  next();
+};
