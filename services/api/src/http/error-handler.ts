@@ -34,7 +34,9 @@ function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ContractViolation) {
     const first = error.violations[0];
-    return new ApiError('validation_failed', `The request body is invalid: ${first?.field || 'body'} ${first?.message ?? ''}`.trim(), {
+    // Query contracts are named `…-query`; the others describe bodies.
+    const part = error.contract.endsWith('-query') ? 'query' : 'body';
+    return new ApiError('validation_failed', `The request ${part} is invalid: ${first?.field || part} ${first?.message ?? ''}`.trim(), {
       field: first?.field ?? '',
       violations: error.violations,
     });
