@@ -7,8 +7,11 @@ import { ApiError } from './api-error.js';
  * at the wrong fault. A request without a body passes (POSTs that take none).
  */
 export const requireJsonBody: RequestHandler = (request, _response, next) => {
-  // `is` answers null when there is no body, false when there is one of another type.
-  if (request.is('application/json') === false) {
+  // An empty body (Content-Length: 0, as fetch sends for a POST without one) is no body, whatever
+  // its type; express's own test would count it as one.
+  const length = request.get('content-length');
+  const hasContent = request.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
+  if (hasContent && !request.is('application/json')) {
     return next(new ApiError('unsupported_media_type', `Send the body as application/json (it came as ${request.get('content-type') ?? 'no Content-Type'}).`));
   }
   next();
