@@ -319,7 +319,18 @@ export const rpcMethods = {
       type: 'object',
       required: ['api_key', 'secret_key'],
       additionalProperties: false,
-      properties: { api_key: apiKeySchema, secret_key: { type: 'string' } },
+      properties: {
+        api_key: apiKeySchema,
+        secret_key: { type: 'string' },
+        // Present when not every api instance confirmed the rotation: the new key is shown all
+        // the same (it would be lost otherwise), with what that means for the old one.
+        warning: {
+          type: 'object',
+          required: ['code', 'message'],
+          additionalProperties: false,
+          properties: { code: { const: 'propagation_unconfirmed' }, message: { type: 'string' } },
+        },
+      },
     } as const),
   },
   /** Owner or Admin. Newest first. */

@@ -99,6 +99,23 @@ describe('with two api instances', () => {
     expect((await createSuggestion(second.url, app.secretKey)).status).toBe(403);
   }, 30_000);
 
+  it('a rotation that an instance does not confirm still shows the new key, with a warning, instead of losing it', async () => {
+    const app = await appWarmOnBothInstances();
+    const silent = await system.authority.prisma.apiInstance.create({
+      data: { id: randomUUID(), leaseUntil: new Date(Date.now() + 60_000) },
+    });
+    try {
+      const rotated = await call<{ secret_key: string; warning: { code: string } }>(system.api.url, 'POST', `/dashboard/v1/apps/${app.appId}/api-key/rotate`, { token: owner.token });
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.warning).toMatchObject({ code: 'propagation_unconfirmed' });
+      // The new key works; the instances that confirmed refuse the old one.
+      expect((await createSuggestion(second.url, rotated.body.secret_key)).status).toBe(201);
+      expect((await createSuggestion(second.url, app.secretKey)).status).toBe(401);
+    } finally {
+      await system.authority.prisma.apiInstance.delete({ where: { id: silent.id } });
+    }
+  }, 30_000);
+
   it('an instance that stops ends its lease, so key changes no longer wait for it', async () => {
     const third = await system.startAnotherApi();
     await eventually(async () => ((await system.authority.prisma.apiInstance.count()) >= 3 ? true : undefined), { what: 'three leases' });

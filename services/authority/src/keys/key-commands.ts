@@ -143,7 +143,23 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
           data: { keyHash: secret.hash, displayPrefix: secret.displayPrefix, rotatedAt: new Date() },
         });
       });
-      await notifier.notify({ key_ids: [key.id], reason: 'rotated' });
+      try {
+        await notifier.notify({ key_ids: [key.id], reason: 'rotated' });
+      } catch (error) {
+        if (!(error instanceof RpcError && error.code === 'propagation_unconfirmed')) throw error;
+        // The new key is committed and shown only here: a 503 would lose it, and a retry would
+        // rotate again. The old key is refused wherever the change was confirmed, and by the
+        // rest once their cache lease ends.
+        return {
+          api_key: apiKeyView(updated),
+          secret_key: secret.secret,
+          warning: {
+            code: 'propagation_unconfirmed' as const,
+            message:
+              'The new key works now. Not every API server confirmed the change yet: those may accept the old key until their cached copy expires (KEY_CACHE_TTL_MS, a minute by default).',
+          },
+        };
+      }
       return { api_key: apiKeyView(updated), secret_key: secret.secret };
     },
 
