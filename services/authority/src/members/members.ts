@@ -85,6 +85,7 @@ export function memberCommands(prisma: PrismaClient, signer: SessionSigner) {
       requireRole(acting, ['owner'], 'change roles');
       return prisma.$transaction(async (tx) => {
         const target = await lockTeamMember(tx, acting.teamId, request.member_id);
+        requireRole(await actingUnderLock(tx, acting.id), ['owner'], 'change roles');
         if (target.role === 'owner' && request.role !== 'owner') await ensureAnotherOwner(tx, acting.teamId, target.id);
         return memberView(await tx.member.update({ where: { id: target.id }, data: { role: request.role } }));
       });
@@ -95,7 +96,9 @@ export function memberCommands(prisma: PrismaClient, signer: SessionSigner) {
       requireRole(acting, ['owner', 'admin'], 'remove members');
       await prisma.$transaction(async (tx) => {
         const target = await lockTeamMember(tx, acting.teamId, request.member_id);
-        if (target.role !== 'member') requireRole(acting, ['owner'], 'remove Admins or Owners');
+        const actingNow = await actingUnderLock(tx, acting.id);
+        requireRole(actingNow, ['owner', 'admin'], 'remove members');
+        if (target.role !== 'member') requireRole(actingNow, ['owner'], 'remove Admins or Owners');
         if (target.role === 'owner') await ensureAnotherOwner(tx, acting.teamId, target.id);
         await tx.member.delete({ where: { id: target.id } });
       });
@@ -110,6 +113,17 @@ async function lockTeamMember(tx: Prisma.TransactionClient, teamId: string, memb
   const target = await tx.member.findUnique({ where: { id: memberId } });
   if (!target || target.teamId !== teamId) throw new RpcError('not_found', 'No such member in this team.');
   return target;
+}
+
+/**
+ * The acting member as they are once the team is locked: a role checked before the lock could
+ * have been taken away meanwhile by a concurrent change (an Owner demoted, then promoting
+ * someone).
+ */
+async function actingUnderLock(tx: Prisma.TransactionClient, memberId: string) {
+  const acting = await tx.member.findUnique({ where: { id: memberId } });
+  if (!acting) throw new RpcError('session_invalid', 'This session no longer matches a member. Sign in again.');
+  return acting;
 }
 
 async function ensureAnotherOwner(tx: Prisma.TransactionClient, teamId: string, leavingOwnerId: string) {
