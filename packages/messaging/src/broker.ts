@@ -38,6 +38,7 @@ export class Broker {
   private readonly firstRepairDelayMs: number;
   private repairDelayMs: number;
   private repairTimer: NodeJS.Timeout | undefined;
+  private connectedAt = 0;
   private closed = false;
 
   private constructor(
@@ -47,6 +48,7 @@ export class Broker {
   ) {
     this.firstRepairDelayMs = reconnectSeconds * 1000;
     this.repairDelayMs = this.firstRepairDelayMs;
+    manager.on('connect', () => (this.connectedAt = Date.now()));
   }
 
   static connect(options: BrokerOptions): Broker {
@@ -141,9 +143,11 @@ export class Broker {
       this.repairDelayMs = this.firstRepairDelayMs;
       return;
     }
-    if (this.connected) {
+    // Just reconnected: the channels' setups may still be running, and would be cut short.
+    const settled = Date.now() - this.connectedAt >= this.firstRepairDelayMs;
+    if (this.connected && settled) {
       const channels = [...this.brokenChannels].map((wrapper) => wrapper.name);
-      this.logger.warn('broker channel closed while connected; reconnecting to set it up again', { channels, retryInMs: this.repairDelayMs });
+      this.logger.warn('broker channel not set up on a live connection; reconnecting to set it up again', { channels, retryInMs: this.repairDelayMs });
       this.manager.reconnect();
       this.repairDelayMs = Math.min(this.repairDelayMs * 2, MAX_REPAIR_DELAY_MS);
     }
