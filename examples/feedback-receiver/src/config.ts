@@ -14,7 +14,7 @@ export interface ReceiverConfig {
   tls: { certFile: string; keyFile: string } | undefined;
   /** RECOVER_HOURS: how far back the first recovery sweep looks when there is no checkpoint yet. Default: 24. */
   recoverHours: number;
-  /** SWEEP_INTERVAL_SECONDS: time between recovery sweeps, the first at start-up. Default: 3600. */
+  /** SWEEP_INTERVAL_SECONDS: time between recovery sweeps, the first at start-up; 1 to 86400. Default: 3600. */
   sweepIntervalSeconds: number;
 }
 
@@ -43,7 +43,8 @@ export function readConfig(env: Record<string, string | undefined>): ReceiverCon
     recoverHours: number('RECOVER_HOURS', 24),
     sweepIntervalSeconds: number('SWEEP_INTERVAL_SECONDS', 3600),
   };
-  if (config.sweepIntervalSeconds < 1) problems.push('SWEEP_INTERVAL_SECONDS must be 1 or more');
+  // At most a day: longer would also overflow a timer, which would then fire at once, in a loop.
+  if (config.sweepIntervalSeconds < 1 || config.sweepIntervalSeconds > 86_400) problems.push('SWEEP_INTERVAL_SECONDS must be from 1 to 86400');
   if (problems.length > 0) throw new Error(`Configuration: ${problems.join('; ')}`);
   return config;
 }

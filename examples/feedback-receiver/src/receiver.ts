@@ -100,7 +100,6 @@ export function createReceiver(options: ReceiverOptions): Receiver {
 
   async function catchUp({ firstRunSince }: { firstRunSince: Date }): Promise<RecoveryResult> {
     const since = (await checkpoint.read()) ?? firstRunSince;
-    const startedAt = new Date();
     const result = await recoverMissedWebhooks({
       since,
       source: options.source,
@@ -119,9 +118,8 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         await statuses.remember('ticket', ticket.id, ticket.status, ticket.updated_at);
       },
     });
-    // Everything changed before the sweep began has been seen (late commits are what the next
-    // sweep's overlap is for), also when nothing changed at all.
-    await checkpoint.advance(result.latestUpdatedAt ?? startedAt);
+    // Moved by the service's own times only: this machine's clock may be ahead of it.
+    if (result.latestUpdatedAt) await checkpoint.advance(result.latestUpdatedAt);
     log({ caught_up_since: since.toISOString(), suggestions: result.suggestions, tickets: result.tickets });
     return result;
   }

@@ -26,6 +26,11 @@ function retryAfterSeconds(response: Response): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
+/** The server's id of the request (X-Request-Id), when it sent one. */
+function requestIdOf(response: Response<string>): string | undefined {
+  return typeof response.headers['x-request-id'] === 'string' ? response.headers['x-request-id'] : undefined;
+}
+
 function errorFor(response: Response<string>): FeedbackApiError {
   let body: Record<string, unknown> = {};
   try {
@@ -37,7 +42,7 @@ function errorFor(response: Response<string>): FeedbackApiError {
   const status = response.statusCode;
   const code = typeof body['error'] === 'string' ? body['error'] : `http_${status}`;
   const message = typeof body['message'] === 'string' ? body['message'] : `The API answered ${status}.`;
-  const requestId = typeof response.headers['x-request-id'] === 'string' ? response.headers['x-request-id'] : undefined;
+  const requestId = requestIdOf(response);
   if (status === 401) return new AuthenticationError(status, code, message, requestId, body);
   if (status === 403 && code === 'insufficient_scope') return new InsufficientScopeError(status, message, requestId, body);
   if (status === 429) return new RateLimitError(status, code, message, requestId, body, retryAfterSeconds(response));
@@ -90,8 +95,7 @@ export class HttpTransport {
         return JSON.parse(response.body) as T;
       } catch {
         // A 2xx that is not the API's JSON: a proxy or captive portal answered in its place.
-        const requestId = typeof response.headers['x-request-id'] === 'string' ? response.headers['x-request-id'] : undefined;
-        throw new FeedbackApiError(response.statusCode, 'unexpected_response', `The API answered ${response.statusCode} with a body that is not JSON: is something between you and it answering instead?`, requestId, {});
+        throw new FeedbackApiError(response.statusCode, 'unexpected_response', `The API answered ${response.statusCode} with a body that is not JSON: is something between you and it answering instead?`, requestIdOf(response), {});
       }
     }
     throw errorFor(response);

@@ -96,10 +96,10 @@ export function list(options: Common<string[]>): Variable<string[]> {
   );
 }
 
-/** A URL whose scheme is one of `protocols`. Its password, if any, is never displayed. */
 /** URL parameter names whose values are credentials, kept out of the logged configuration. */
 const CREDENTIAL_PARAMETER = /pass|secret|token|key/i;
 
+/** A URL whose scheme is one of `protocols`. Its password, if any, is never displayed, nor credentials given as parameters. */
 export function url(options: Common<string> & { protocols: readonly string[] }): Variable<string> {
   return variable(
     options,

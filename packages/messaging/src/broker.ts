@@ -39,6 +39,8 @@ export class Broker {
   private repairDelayMs: number;
   private repairTimer: NodeJS.Timeout | undefined;
   private connectedAt = 0;
+  /** Channel setups running now: a reconnect would cut them short. */
+  private setupsRunning = 0;
   private closed = false;
 
   private constructor(
@@ -105,11 +107,16 @@ export class Broker {
         channel.once('close', () => {
           if (!closedHere) this.noteBroken(wrapper);
         });
+        this.setupsRunning += 1;
         try {
           await setup?.(channel);
         } catch (error) {
-          this.noteBroken(wrapper);
+          // A channel closed under its setup (the connection dropped, or close() here) is set up
+          // again by the reconnect, or not wanted any more.
+          if (!closedHere && (error as Error).name !== 'IllegalOperationError') this.noteBroken(wrapper);
           throw error;
+        } finally {
+          this.setupsRunning -= 1;
         }
         this.brokenChannels.delete(wrapper);
       },
@@ -143,8 +150,8 @@ export class Broker {
       this.repairDelayMs = this.firstRepairDelayMs;
       return;
     }
-    // Just reconnected: the channels' setups may still be running, and would be cut short.
-    const settled = Date.now() - this.connectedAt >= this.firstRepairDelayMs;
+    // Just reconnected, or setups still running: a reconnect now would cut them short.
+    const settled = this.setupsRunning === 0 && Date.now() - this.connectedAt >= this.firstRepairDelayMs;
     if (this.connected && settled) {
       const channels = [...this.brokenChannels].map((wrapper) => wrapper.name);
       this.logger.warn('broker channel not set up on a live connection; reconnecting to set it up again', { channels, retryInMs: this.repairDelayMs });

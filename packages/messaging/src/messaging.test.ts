@@ -110,7 +110,7 @@ describe('messaging over a real broker', () => {
     }
   });
 
-  it('sets a consumer up again when the broker closes its channel but not the connection, and is not ready meanwhile', async () => {
+  it('sets a consumer up again when the broker closes its channel with an error (which takes the connection down with it), and is not ready meanwhile', async () => {
     const repaired = `${names.namespace}repaired`;
     let channelInUse: ConfirmChannel | undefined;
     const seen: number[] = [];
@@ -127,7 +127,8 @@ describe('messaging over a real broker', () => {
     try {
       await eventually(async () => (await publisher.sendToQueue(repaired, { n: 1 }), seen.includes(1) || undefined), { what: 'first message consumed' });
       const broken = channelInUse!;
-      // A channel-level error: the broker closes this channel and keeps the connection.
+      // A channel-level error: the broker closes this channel; amqplib, with nobody listening on
+      // the channel, passes the error to the connection, which reconnects.
       await expect(broken.checkQueue(`${names.namespace}no-such-queue`)).rejects.toThrow(/NOT_FOUND/);
       expect(broker.healthy).toBe(false);
       await eventually(() => (broker.healthy && channelInUse !== broken) || undefined, { what: 'channel set up again' });

@@ -98,7 +98,11 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     // attempts that shutdown then has to wait for, or cut short.
     {
       name: 'stop consuming; finish rpc calls, events and attempts in flight',
-      run: async () => void (await Promise.all([rpc.stop(), events.stop(), deliveries.stop()])),
+      // Settled, not all: one failing to stop must not cut the others' draining short.
+      run: async () => {
+        const failed = (await Promise.allSettled([rpc.stop(), events.stop(), deliveries.stop()])).filter((result) => result.status === 'rejected');
+        if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
+      },
     },
     { name: 'close publisher', run: () => publisher.close() },
     { name: 'close broker', run: () => broker.close() },

@@ -11,7 +11,8 @@ let system: RunningSystem;
 const receivers: HttpsReceiver[] = [];
 
 beforeAll(async () => {
-  system = await startSystem({ DELIVERY_PREFETCH: '8', PER_ENDPOINT_CONCURRENCY: '4' });
+  // Held answers must outlast whatever the test does meanwhile, however slow the machine.
+  system = await startSystem({ DELIVERY_PREFETCH: '8', PER_ENDPOINT_CONCURRENCY: '4', WEBHOOK_TIMEOUT_MS: '30000' });
 }, 60_000);
 
 afterAll(async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import { startSystem } from './system.js';
@@ -159,6 +160,19 @@ describe('Idempotency-Key', () => {
     expect(await system.api.prisma.suggestion.count({ where: { title: 'Reordered' } })).toBe(1);
   });
 
+  it('still replays an answer stored with the hash keys were kept with before (the path as written, the body as sent)', async () => {
+    const body = { title: 'Stored earlier', author: { external_id: 'u-10' } };
+    const legacyHash = createHash('sha256').update(`POST /api/v1/suggestions\n${JSON.stringify(body)}`).digest('hex');
+    await system.api.prisma.idempotencyRecord.create({
+      data: { appId, key: 'legacy-1', requestHash: legacyHash, responseStatus: 201, responseBody: { id: 424242, title: 'Stored earlier' } },
+    });
+    const retried = await post('/api/v1/suggestions', body, { idempotencyKey: 'legacy-1' });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(await retried.json()).toMatchObject({ id: 424242 });
+    expect((await post('/api/v1/suggestions', { ...body, title: 'Other' }, { idempotencyKey: 'legacy-1' })).status).toBe(422);
+  });
+
   it('refuses the same key with a different body', async () => {
     await post('/api/v1/suggestions', { title: 'A', author: { external_id: 'u-7' } }, { idempotencyKey: 'reuse-1' });
     const other = await post('/api/v1/suggestions', { title: 'B', author: { external_id: 'u-7' } }, { idempotencyKey: 'reuse-1' });
@@ -245,6 +259,15 @@ describe('bad input', () => {
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: 'validation_failed', field: '/subject' });
     expect((await get('/api/v1/suggestions?updated_since=2024-01-01T00:00:00Z%00')).status).toBe(400);
+    // In a key, too (survey answers take any key), and however deep the body nests.
+    const inKey = await post('/api/v1/tickets', { subject: 'Fine', body: 'x', author: { external_id: 'nul-user' }, ['odd\u0000key']: 1 });
+    expect(await inKey.json()).toMatchObject({ error: 'validation_failed', field: '/odd\u0000key' });
+    const deep = await fetch(`${url()}/api/v1/tickets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: `${'['.repeat(50_000)}"\u0000"${']'.repeat(50_000)}`,
+    });
+    expect(deep.status).toBe(400);
     expect((await get('/api/v1/privacy/users/%00')).body).toMatchObject({ error: 'validation_failed', field: 'externalId' });
   });
 

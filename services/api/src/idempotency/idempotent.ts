@@ -43,8 +43,21 @@ export function idempotencyKeyOf(request: Request): string | undefined {
  * in a fixed order (a client that rebuilds the body, say from a jsonb column, may reorder them).
  */
 function requestHashOf(request: Request): string {
-  const route = `${request.baseUrl}${typeof request.route?.path === 'string' ? request.route.path : request.path}`;
-  return createHash('sha256').update(`${request.method} ${route}\n${stableStringify(request.body ?? null)}`).digest('hex');
+  const route = `${request.baseUrl}${typeof request.route?.path === 'string' ? request.route.path : request.path}`.toLowerCase();
+  return `${REQUEST_HASH_VERSION}${createHash('sha256').update(`${request.method} ${route}\n${stableStringify(request.body ?? null)}`).digest('hex')}`;
+}
+
+/** Marks hashes made as above; a stored hash without it was made the first way (legacyRequestHashOf). */
+const REQUEST_HASH_VERSION = 'v2:';
+
+/** The hash kept with keys stored before REQUEST_HASH_VERSION: the path as written, the body's keys as sent. */
+function legacyRequestHashOf(request: Request): string {
+  return createHash('sha256').update(`${request.method} ${request.baseUrl}${request.path}\n${JSON.stringify(request.body ?? null)}`).digest('hex');
+}
+
+/** Whether a stored hash is this request's, however it was made. */
+function sameRequest(storedHash: string, requestHash: string, request: Request): boolean {
+  return storedHash.startsWith(REQUEST_HASH_VERSION) ? storedHash === requestHash : storedHash === legacyRequestHashOf(request);
 }
 
 /**
@@ -66,7 +79,7 @@ export async function idempotent(
     if (count === 0) {
       const earlier = await tx.idempotencyRecord.findUniqueOrThrow({ where: { appId_key: { appId, key } } });
       if (earlier.requestHash === ERASED_REQUEST_HASH) return { ...ERASED_OUTCOME, replayed: true };
-      if (earlier.requestHash !== requestHash) {
+      if (!sameRequest(earlier.requestHash, requestHash, claim.request)) {
         throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used for a different request. Use a new key for a new request.');
       }
       if (earlier.responseStatus === null) throw new ApiError('idempotency_in_progress', 'A request with this Idempotency-Key is still running.');

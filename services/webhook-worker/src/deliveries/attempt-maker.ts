@@ -62,12 +62,10 @@ export class AttemptMaker {
   private readonly struggleAfterMs: number;
   private readonly maxAttempts: number;
   private readonly limit: LimitFunction;
-  private readonly concurrency: number;
   private readonly openedSecrets = new Map<string, KeyObject>();
 
   constructor(private readonly options: AttemptMakerOptions) {
     const concurrency = options.concurrency ?? 64;
-    this.concurrency = concurrency;
     this.limit = pLimit(concurrency);
     this.strugglingShare = Math.max(1, Math.floor(concurrency / 2));
     this.perEndpoint = options.perEndpointConcurrency ?? 8;
@@ -111,27 +109,33 @@ export class AttemptMaker {
     const countedStruggling = this.struggling.has(delivery.endpointId);
     if (countedStruggling) this.strugglingBusy += 1;
     try {
-      const rawBody = delivery.body;
-      // A slot free now is taken at once, so the endpoint's URL and secret were read just before;
-      // an attempt that waits for one reads them again when its turn comes, so that a rotation,
-      // a new URL or a deletion meanwhile holds for it too.
-      const waits = this.limit.activeCount + this.limit.pendingCount >= this.concurrency;
+      // A slot free now is taken at once (p-limit starts it before returning), so the delivery
+      // and its endpoint were read just before; an attempt that waits for one reads them again
+      // when its turn comes, so that a rotation, a new URL, a deletion or an erasure meanwhile
+      // holds for it too.
+      const waits = this.limit.activeCount >= this.limit.concurrency;
       const made = await this.limit(async () => {
-        const endpoint = waits ? await store.endpointNow(delivery.endpointId) : delivery;
-        if (endpoint === undefined) return undefined;
+        const current = waits ? await store.load(delivery.id) : delivery;
+        if (current === undefined) return 'gone' as const;
+        if (current.namesErasedUser || current.status === 'withheld') return 'withheld' as const;
         const startedAt = new Date();
         const headers = {
           // Signed afresh at every attempt (the published library's own signer), so a retry hours
           // later still passes a receiver's 300-second check; signed once the attempt has its
           // slot, so the time in the signature is the time it is sent.
-          [SIGNATURE_HEADER]: sign(rawBody, this.openSecret(endpoint.secretEncrypted)),
+          [SIGNATURE_HEADER]: sign(current.body, this.openSecret(current.secretEncrypted)),
           [EVENT_HEADER]: delivery.eventType,
           [DELIVERY_HEADER]: delivery.id,
         };
-        return { startedAt, result: await this.options.sender.send(endpoint.url, rawBody, headers) };
+        return { startedAt, result: await this.options.sender.send(current.url, current.body, headers) };
       });
-      if (made === undefined) {
+      if (made === 'gone') {
         logger.info('attempt dropped: its endpoint was deleted', about);
+        return;
+      }
+      if (made === 'withheld') {
+        await store.withhold(delivery.id);
+        logger.info('delivery withheld: it names an erased user', about);
         return;
       }
       const { startedAt, result } = made;

@@ -18,12 +18,6 @@ export interface AttemptTarget {
   namesErasedUser: boolean;
 }
 
-/** Where an endpoint's deliveries go now, and the secret they are signed with now. */
-export interface EndpointNow {
-  url: string;
-  secretEncrypted: string;
-}
-
 /** One attempt made, and the delivery's state after it. */
 export interface AttemptOutcome {
   deliveryId: string;
@@ -125,7 +119,6 @@ function storableText(text: string | null): string | null {
 export class AttemptStore {
   private readonly loader: DataLoader<string, AttemptTarget | undefined>;
   private readonly recorder: DataLoader<AttemptOutcome, void>;
-  private readonly endpoints: DataLoader<string, EndpointNow | undefined>;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -134,12 +127,6 @@ export class AttemptStore {
     const batching = { maxBatchSize: options.maxBatchSize ?? 500 };
     this.loader = statementBatches((ids: readonly string[]) => this.loadMany(ids), batching);
     this.recorder = statementBatches((outcomes: readonly AttemptOutcome[]) => this.recordMany(outcomes), { ...batching, gatherMs: options.recordGatherMs ?? 0 });
-    this.endpoints = statementBatches((ids: readonly string[]) => this.endpointsNow(ids), batching);
-  }
-
-  /** The endpoint's URL and secret as they are now; undefined when it has been deleted. */
-  endpointNow(endpointId: string): Promise<EndpointNow | undefined> {
-    return this.endpoints.load(endpointId);
   }
 
   /** The delivery and its endpoint; undefined when gone (its endpoint was deleted). */
@@ -164,16 +151,6 @@ export class AttemptStore {
   private async loadMany(ids: readonly string[]): Promise<Array<AttemptTarget | undefined>> {
     const { rows } = await this.pool.query({ name: 'load-attempt-targets', text: LOAD_SQL, values: [ids] });
     const byId = new Map<string, AttemptTarget>(rows.map((row) => [row.id, attemptTargetOf(row)]));
-    return ids.map((id) => byId.get(id));
-  }
-
-  private async endpointsNow(ids: readonly string[]): Promise<Array<EndpointNow | undefined>> {
-    const { rows } = await this.pool.query<{ id: string; url: string; secret_encrypted: string }>({
-      name: 'endpoints-now',
-      text: 'SELECT id, url, secret_encrypted FROM webhooks.webhook_endpoints WHERE id = ANY($1::uuid[])',
-      values: [ids],
-    });
-    const byId = new Map(rows.map((row) => [row.id, { url: row.url, secretEncrypted: row.secret_encrypted }]));
     return ids.map((id) => byId.get(id));
   }
 
