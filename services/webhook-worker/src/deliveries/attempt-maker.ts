@@ -115,26 +115,25 @@ export class AttemptMaker {
       // holds for it too.
       const waits = this.limit.activeCount >= this.limit.concurrency;
       const made = await this.limit(async () => {
-        const current = waits ? await store.load(delivery.id) : delivery;
+        const current = waits ? await store.now(delivery.id) : delivery;
         if (current === undefined) return 'gone' as const;
-        if (current.namesErasedUser || current.status === 'withheld') return 'withheld' as const;
+        if (current.status === 'withheld') return 'withheld' as const;
         const startedAt = new Date();
         const headers = {
           // Signed afresh at every attempt (the published library's own signer), so a retry hours
           // later still passes a receiver's 300-second check; signed once the attempt has its
           // slot, so the time in the signature is the time it is sent.
-          [SIGNATURE_HEADER]: sign(current.body, this.openSecret(current.secretEncrypted)),
+          [SIGNATURE_HEADER]: sign(delivery.body, this.openSecret(current.secretEncrypted)),
           [EVENT_HEADER]: delivery.eventType,
           [DELIVERY_HEADER]: delivery.id,
         };
-        return { startedAt, result: await this.options.sender.send(current.url, current.body, headers) };
+        return { startedAt, result: await this.options.sender.send(current.url, delivery.body, headers) };
       });
       if (made === 'gone') {
         logger.info('attempt dropped: its endpoint was deleted', about);
         return;
       }
       if (made === 'withheld') {
-        await store.withhold(delivery.id);
         logger.info('delivery withheld: it names an erased user', about);
         return;
       }

@@ -18,6 +18,13 @@ export interface AttemptTarget {
   namesErasedUser: boolean;
 }
 
+/** What may have changed while an attempt waited for its slot: a rotation, a new URL, an erasure. */
+export interface DeliveryNow {
+  status: string;
+  url: string;
+  secretEncrypted: string;
+}
+
 /** One attempt made, and the delivery's state after it. */
 export interface AttemptOutcome {
   deliveryId: string;
@@ -119,6 +126,7 @@ function storableText(text: string | null): string | null {
 export class AttemptStore {
   private readonly loader: DataLoader<string, AttemptTarget | undefined>;
   private readonly recorder: DataLoader<AttemptOutcome, void>;
+  private readonly nowLoader: DataLoader<string, DeliveryNow | undefined>;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -127,6 +135,16 @@ export class AttemptStore {
     const batching = { maxBatchSize: options.maxBatchSize ?? 500 };
     this.loader = statementBatches((ids: readonly string[]) => this.loadMany(ids), batching);
     this.recorder = statementBatches((outcomes: readonly AttemptOutcome[]) => this.recordMany(outcomes), { ...batching, gatherMs: options.recordGatherMs ?? 0 });
+    this.nowLoader = statementBatches((ids: readonly string[]) => this.nowMany(ids), batching);
+  }
+
+  /**
+   * The delivery's status and its endpoint's URL and secret as they are now; undefined when gone
+   * (its endpoint was deleted). Two key lookups and no payload: what an attempt that waited for
+   * its slot reads again (an erasure recorded meanwhile has set the status to withheld).
+   */
+  now(deliveryId: string): Promise<DeliveryNow | undefined> {
+    return this.nowLoader.load(deliveryId);
   }
 
   /** The delivery and its endpoint; undefined when gone (its endpoint was deleted). */
@@ -151,6 +169,18 @@ export class AttemptStore {
   private async loadMany(ids: readonly string[]): Promise<Array<AttemptTarget | undefined>> {
     const { rows } = await this.pool.query({ name: 'load-attempt-targets', text: LOAD_SQL, values: [ids] });
     const byId = new Map<string, AttemptTarget>(rows.map((row) => [row.id, attemptTargetOf(row)]));
+    return ids.map((id) => byId.get(id));
+  }
+
+  private async nowMany(ids: readonly string[]): Promise<Array<DeliveryNow | undefined>> {
+    const { rows } = await this.pool.query<{ id: string; status: string; url: string; secret_encrypted: string }>({
+      name: 'deliveries-now',
+      text: `SELECT d.id, d.status::text AS status, e.url, e.secret_encrypted
+             FROM webhooks.deliveries d JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
+             WHERE d.id = ANY($1::uuid[])`,
+      values: [ids],
+    });
+    const byId = new Map(rows.map((row) => [row.id, { status: row.status, url: row.url, secretEncrypted: row.secret_encrypted }]));
     return ids.map((id) => byId.get(id));
   }
 
