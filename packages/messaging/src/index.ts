@@ -1,6 +1,6 @@
 export { Broker } from './broker.js';
 export type { BrokerOptions, ChannelSetup } from './broker.js';
-export { ConfirmedPublisher } from './publisher.js';
+export { ConfirmedPublisher, UnroutableMessageError } from './publisher.js';
 export type { PublishOptions } from './publisher.js';
 export { startConsumer, consumeQueue, PermanentFailure } from './consumer.js';
 export type { Consumer, ConsumerOptions } from './consumer.js';

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { defineContract } from '@feedback/contracts';
 import { createLogger } from '@feedback/logging';
 import { TcpProxy, createTestNamespace, deleteBrokerObjects, eventually } from '@feedback/test-support';
+import amqplib from 'amqplib';
 import type { ConfirmChannel } from 'amqplib';
 import winston from 'winston';
-import { Broker, ConfirmedPublisher, RpcClient, RpcError, RpcTimeoutError, declareExchanges, serveRpc, startConsumer, topologyNames } from './index.js';
+import { Broker, ConfirmedPublisher, RpcClient, RpcError, RpcTimeoutError, UnroutableMessageError, declareExchanges, serveRpc, startConsumer, topologyNames } from './index.js';
 
 const amqpUrl = process.env['TEST_AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672';
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
@@ -164,6 +165,31 @@ describe('messaging over a real broker', () => {
       await publisher.close();
       await consumer.stop();
       await deleteBrokerObjects(amqpUrl, { queues: [retried], exchanges: [] });
+    }
+  });
+
+  it('fails a mandatory publish that no queue takes, instead of the broker confirming and dropping it', async () => {
+    const unbound = topologyNames(createTestNamespace());
+    const publisher = new ConfirmedPublisher(broker, { name: 'mandatory-test', setup: (channel) => declareExchanges(channel, unbound) });
+    const boundQueue = `${unbound.namespace}bound`;
+    try {
+      await expect(publisher.publish(unbound.domainEvents, 'probe.lost', { n: 1 }, { mandatory: true })).rejects.toBeInstanceOf(UnroutableMessageError);
+      // Without mandatory the broker confirms it, and nobody ever sees it.
+      await expect(publisher.publish(unbound.domainEvents, 'probe.lost', { n: 2 })).resolves.toBeUndefined();
+      await expect(publisher.sendToQueue(`${unbound.namespace}missing`, { n: 3 })).rejects.toBeInstanceOf(UnroutableMessageError);
+      // The consumer's topology arrives: now a queue takes it.
+      const connection = await amqplib.connect(amqpUrl);
+      try {
+        const declaring = await connection.createChannel();
+        await declaring.assertQueue(boundQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+        await declaring.bindQueue(boundQueue, unbound.domainEvents, '#');
+      } finally {
+        await connection.close();
+      }
+      await expect(publisher.publish(unbound.domainEvents, 'probe.kept', { n: 5 }, { mandatory: true })).resolves.toBeUndefined();
+    } finally {
+      await publisher.close();
+      await deleteBrokerObjects(amqpUrl, { queues: [boundQueue], exchanges: [unbound.domainEvents, unbound.authorityEvents] });
     }
   });
 

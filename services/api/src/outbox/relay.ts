@@ -140,8 +140,10 @@ export class OutboxRelay {
       }
       // One channel keeps publish order; confirms are awaited together. The payload is sent as
       // stored; routed by event name (internal events, privacy.user_erased, travel the same way).
+      // Mandatory: an event no queue takes (the worker has not yet declared its queue, on a first
+      // start) stays in the outbox instead of being confirmed and dropped.
       await Promise.all(
-        rows.map((row) => this.publisher.publish(this.names.domainEvents, row.event_type, Buffer.from(row.payload), { messageId: row.event_id })),
+        rows.map((row) => this.publisher.publish(this.names.domainEvents, row.event_type, Buffer.from(row.payload), { messageId: row.event_id, mandatory: true })),
       );
       await client.query(markPublishedSql(rows.map((row) => row.position)));
       return rows.length;
