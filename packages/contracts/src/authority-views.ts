@@ -3,6 +3,7 @@ import { SCOPE_NAMES } from './scopes.js';
 
 export const ROLES = ['owner', 'admin', 'member'] as const;
 export const PLANS = ['free', 'starter', 'pro'] as const;
+export type Plan = (typeof PLANS)[number];
 
 /** Webhook endpoints a team may have on each plan (specification section 8). */
 export const WEBHOOK_ENDPOINT_LIMITS = { free: 0, starter: 3, pro: Number.POSITIVE_INFINITY } as const;

@@ -395,7 +395,29 @@ export const rpcMethods = {
     request: defineContract('webhook-worker.listEndpoints.request', withOwner({}, [])),
     result: defineContract('webhook-worker.listEndpoints.result', listOf(endpointSchema)),
   },
-  /** How many webhook endpoints a team has, across its apps (asked by the authority before a plan change). */
+  /**
+   * The team's plan as it is now: asked by the webhook worker when it creates an endpoint, under
+   * its per-team lock, so that a plan lowered since the dashboard authorised the creation holds.
+   * Errors: not_found.
+   */
+  'authority.teamPlan': {
+    request: defineContract('authority.teamPlan.request', {
+      type: 'object',
+      required: ['team_id'],
+      additionalProperties: false,
+      properties: { team_id: { type: 'string', format: 'uuid' } },
+    } as const),
+    result: defineContract('authority.teamPlan.result', {
+      type: 'object',
+      required: ['plan'],
+      additionalProperties: false,
+      properties: { plan: { enum: PLANS } },
+    } as const),
+  },
+  /**
+   * How many webhook endpoints a team has, across its apps (asked by the authority before and after
+   * lowering a plan), counted under the same per-team lock as creations.
+   */
   'webhook-worker.countTeamEndpoints': {
     request: defineContract('webhook-worker.countTeamEndpoints.request', {
       type: 'object',

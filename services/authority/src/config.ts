@@ -14,7 +14,7 @@ export const authorityEnvironment = {
     secret: true,
   }),
   SESSION_TTL_SECONDS: integer({ description: 'lifetime of a member session token', default: 900, min: 60, max: 86_400 }),
-  RPC_TIMEOUT_MS: integer({ description: 'time limit of a call to another service (the webhook worker, before a plan change)', default: 3000, min: 50 }),
+  RPC_TIMEOUT_MS: integer({ description: 'time limit of a call to another service (the webhook worker, before and after lowering a plan)', default: 3000, min: 50 }),
   KEY_CHANGE_TIMEOUT_MS: integer({
     description: 'how long a key change waits for every api instance to confirm it',
     default: 3000,

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Logger } from '@feedback/logging';
-import { Broker, RpcClient, serveRpc, topologyNames } from '@feedback/messaging';
+import { Broker, RpcClient, RpcError, serveRpc, topologyNames } from '@feedback/messaging';
 import { Lifecycle, brokerAndDatabaseChecks, closeServer, startHealthServer } from '@feedback/service-runtime';
 import type { ShutdownStep } from '@feedback/service-runtime';
 import type { AuthorityConfig } from './config.js';
@@ -57,6 +57,11 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
       'authority.changeRole': members.changeRole,
       'authority.removeMember': members.removeMember,
       'authority.changePlan': changePlan,
+      'authority.teamPlan': async ({ team_id }) => {
+        const team = await prisma.team.findUnique({ where: { id: team_id } });
+        if (!team) throw new RpcError('not_found', 'No such team.');
+        return { plan: team.plan };
+      },
       'authority.listApps': keys.listApps,
       'authority.getApp': keys.getApp,
       'authority.authorizeWebhookManagement': keys.authorizeWebhookManagement,

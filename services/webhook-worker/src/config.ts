@@ -31,6 +31,7 @@ export const workerEnvironment = {
     min: 0,
     max: 1000,
   }),
+  RPC_TIMEOUT_MS: integer({ description: "time limit of a call to the authority (a team's plan, when an endpoint is created)", default: 3000, min: 50 }),
   PER_ENDPOINT_CONCURRENCY: integer({ description: 'attempts one endpoint may take at once in one worker', default: 8, min: 1, max: 1000 }),
   WEBHOOK_EXTRA_CA_FILE: string({ description: 'an extra CA certificate (PEM file) to trust (local test receivers only)', default: '' }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'], { description: 'minimum log level', default: 'info' }),
@@ -49,6 +50,7 @@ export interface WorkerConfig {
   webhookTimeoutMs: number;
   deliveryPrefetch: number;
   perEndpointConcurrency: number;
+  rpcTimeoutMs: number;
   recordGatherMs: number;
   logLevel: string;
 }
@@ -78,6 +80,7 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
     deliveryPrefetch: v.DELIVERY_PREFETCH,
     perEndpointConcurrency: v.PER_ENDPOINT_CONCURRENCY,
+    rpcTimeoutMs: v.RPC_TIMEOUT_MS,
     recordGatherMs: v.RECORD_GATHER_MS,
     logLevel: v.LOG_LEVEL,
   };

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Logger } from '@feedback/logging';
-import { Broker, ConfirmedPublisher, declareWebhookTopology, serveRpc, topologyNames, webhookQueueNames } from '@feedback/messaging';
+import { Broker, ConfirmedPublisher, RpcClient, RpcError, declareWebhookTopology, serveRpc, topologyNames, webhookQueueNames } from '@feedback/messaging';
 import { consumeDeliveries } from './deliveries/deliver.js';
 import { deliveryCommands } from './deliveries/delivery-commands.js';
 import { AttemptMaker } from './deliveries/attempt-maker.js';
@@ -40,7 +40,17 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   }
   const secrets = new SecretBox(config.signingSecretEncryptionKey);
   const urlPolicy = new EndpointUrlPolicy(config.allowedPrivateHosts);
-  const endpoints = endpointCommands(prisma, secrets, urlPolicy);
+  // The worker's one call out: a team's plan as it is now, when an endpoint is created.
+  const authority = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs });
+  const currentPlan = async (teamId: string) => {
+    try {
+      return (await authority.call('authority.teamPlan', { team_id: teamId })).plan;
+    } catch (error) {
+      logger.warn("could not ask the authority for a team's plan; endpoint not created", { error, teamId });
+      throw new RpcError('service_unavailable', 'The account service did not answer; the endpoint was not created. Retry shortly.');
+    }
+  };
+  const endpoints = endpointCommands(prisma, secrets, urlPolicy, currentPlan);
   const queues = webhookQueueNames(names, config.retryDelaysMs);
   const publisher = new ConfirmedPublisher(broker, { name: 'webhook-publisher', setup: (channel) => declareWebhookTopology(channel, queues) });
   const history = deliveryCommands(prisma, publisher, queues);
@@ -104,6 +114,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
         if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
       },
     },
+    { name: 'close rpc client', run: () => authority.close() },
     { name: 'close publisher', run: () => publisher.close() },
     { name: 'close broker', run: () => broker.close() },
     { name: 'close webhook connections', run: async () => sender.close() },

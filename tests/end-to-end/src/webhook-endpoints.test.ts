@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createLogger } from '@feedback/logging';
+import { Broker, RpcClient, topologyNames } from '@feedback/messaging';
+import winston from 'winston';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
 import { startSystem } from './system.js';
@@ -126,6 +129,26 @@ describe('plan limits', () => {
     const team = await signUpTeam(url(), 'pro');
     const app = (await createApp(url(), team.token, 'Pro')).appId;
     for (let n = 0; n < 5; n += 1) expect((await webhooks('POST', '', endpoint(`E${n}`), team.token, app)).status).toBe(201);
+  });
+
+  it('refuses a creation authorised on a plan lowered since: the worker asks for the plan again under its lock', async () => {
+    const team = await signUpTeam(url(), 'pro');
+    const app = (await createApp(url(), team.token, 'Stale')).appId;
+    const teamId = (await call<{ id: string }>(url(), 'GET', '/dashboard/v1/team', { token: team.token })).body.id;
+    expect((await call(url(), 'PATCH', '/dashboard/v1/team', { token: team.token, body: { plan: 'free' } })).status).toBe(200);
+    // A creation the dashboard authorised a moment before, on Pro, reaches the worker only now.
+    const silent = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
+    const broker = Broker.connect({ url: system.env['AMQP_URL']!, connectionName: 'stale-creation', logger: silent });
+    const rpc = new RpcClient(broker, silent, { names: topologyNames(system.namespace), timeoutMs: 5000 });
+    try {
+      await broker.waitUntilConnected(5000);
+      const late = rpc.call('webhook-worker.createEndpoint', { owner: { team_id: teamId, app_id: app, plan: 'pro' }, name: 'Late', url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
+      await expect(late).rejects.toMatchObject({ code: 'plan_limit_reached' });
+    } finally {
+      await rpc.close();
+      await broker.close();
+    }
+    expect((await webhooks('GET', '', undefined, team.token, app)).body['items']).toEqual([]);
   });
 
   it('a plan that includes fewer endpoints than the team has is refused until some are deleted', async () => {

@@ -1,8 +1,8 @@
 import { WEBHOOK_ENDPOINT_LIMITS } from '@feedback/contracts';
 import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import { RpcError } from '@feedback/messaging';
-import type { EventName } from '@feedback/contracts';
-import type { PrismaClient, WebhookEndpoint } from '../generated/prisma/client.js';
+import type { EventName, Plan } from '@feedback/contracts';
+import type { Prisma, PrismaClient, WebhookEndpoint } from '../generated/prisma/client.js';
 import type { EndpointUrlPolicy } from '../outbound/endpoint-url-policy.js';
 import { generateSigningSecret } from './signing-secrets.js';
 import type { SecretBox } from './signing-secrets.js';
@@ -26,23 +26,32 @@ export async function findOwnedEndpoint(prisma: PrismaClient, owner: Owner, endp
   return endpoint;
 }
 
+/** A team's plan as the authority has it now. */
+export type CurrentPlan = (teamId: string) => Promise<Plan>;
+
+/** Creations and counts of one team's endpoints take turns: a transaction-scoped lock on the team. */
+const lockTeamEndpoints = (tx: Prisma.TransactionClient, teamId: string) => tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`endpoints:${teamId}`}))`;
+
 /** Endpoint management, answered over RPC for the dashboard (through the api). */
-export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls: EndpointUrlPolicy) {
+export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls: EndpointUrlPolicy, currentPlan: CurrentPlan) {
   const owned = (owner: Owner, endpointId: string) => findOwnedEndpoint(prisma, owner, endpointId);
 
   return {
     async create(request: RpcRequest<'webhook-worker.createEndpoint'>): Promise<RpcResult<'webhook-worker.createEndpoint'>> {
       const url = await urls.check(request.url);
-      const limit = WEBHOOK_ENDPOINT_LIMITS[request.owner.plan];
       const secret = generateSigningSecret();
       const endpoint = await prisma.$transaction(async (tx) => {
         // One creation per team at a time, so two concurrent creations cannot both pass the limit.
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`endpoints:${request.owner.team_id}`}))`;
+        await lockTeamEndpoints(tx, request.owner.team_id);
         const count = await tx.webhookEndpoint.count({ where: { teamId: request.owner.team_id } });
+        // The plan the dashboard read may have been lowered since: asked again under the lock,
+        // which the authority's count after lowering a plan also takes, so one or the other sees it.
+        const plan = count < WEBHOOK_ENDPOINT_LIMITS[request.owner.plan] ? await currentPlan(request.owner.team_id) : request.owner.plan;
+        const limit = WEBHOOK_ENDPOINT_LIMITS[plan];
         if (count >= limit) {
           throw new RpcError(
             'plan_limit_reached',
-            limit === 0 ? 'Webhooks are not included in the Free plan. Upgrade to Starter or Pro.' : `The ${request.owner.plan} plan includes up to ${limit} webhook endpoints. Upgrade to Pro for more.`,
+            limit === 0 ? 'Webhooks are not included in the Free plan. Upgrade to Starter or Pro.' : `The ${plan} plan includes up to ${limit} webhook endpoints. Upgrade to Pro for more.`,
           );
         }
         return tx.webhookEndpoint.create({
@@ -65,7 +74,12 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
     },
 
     async countForTeam({ team_id }: RpcRequest<'webhook-worker.countTeamEndpoints'>): Promise<RpcResult<'webhook-worker.countTeamEndpoints'>> {
-      return { count: await prisma.webhookEndpoint.count({ where: { teamId: team_id } }) };
+      // Under the creations' lock: a creation that checked the plan before it was lowered has committed.
+      const count = await prisma.$transaction(async (tx) => {
+        await lockTeamEndpoints(tx, team_id);
+        return tx.webhookEndpoint.count({ where: { teamId: team_id } });
+      });
+      return { count };
     },
 
     async get(request: RpcRequest<'webhook-worker.getEndpoint'>): Promise<RpcResult<'webhook-worker.getEndpoint'>> {
