@@ -64,7 +64,9 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
             secretEncrypted: secrets.seal(secret),
           },
         });
-      });
+        // Longer than Prisma's default 5 s: the transaction waits for the team's lock and for the
+        // authority's answer (at most RPC_TIMEOUT_MS), and a timeout here would be our error.
+      }, { timeout: 30_000 });
       return { endpoint: endpointView(endpoint), signing_secret: secret };
     },
 
