@@ -46,6 +46,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     try {
       return (await authority.call('authority.teamPlan', { team_id: teamId })).plan;
     } catch (error) {
+      if (error instanceof RpcError) throw error; // the authority's own answer (not_found), passed on
       logger.warn("could not ask the authority for a team's plan; endpoint not created", { error, teamId });
       throw new RpcError('service_unavailable', 'The account service did not answer; the endpoint was not created. Retry shortly.');
     }

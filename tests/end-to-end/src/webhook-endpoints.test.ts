@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
 import { Broker, RpcClient, topologyNames } from '@feedback/messaging';
+import pg from 'pg';
 import winston from 'winston';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
@@ -149,6 +150,25 @@ describe('plan limits', () => {
       await broker.close();
     }
     expect((await webhooks('GET', '', undefined, team.token, app)).body['items']).toEqual([]);
+  });
+
+  it('refuses a creation that would wait long for another change to the team\'s endpoints, rather than finish after the dashboard gave up', async () => {
+    const team = await signUpTeam(url(), 'pro');
+    const app = (await createApp(url(), team.token, 'Busy')).appId;
+    const teamId = (await call<{ id: string }>(url(), 'GET', '/dashboard/v1/team', { token: team.token })).body.id;
+    // Another change to this team's endpoints holds their lock.
+    const holder = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
+    await holder.connect();
+    try {
+      await holder.query(`SELECT pg_advisory_lock(hashtext($1))`, [`endpoints:${teamId}`]);
+      const refused = await webhooks('POST', '', endpoint('Waiting'), team.token, app);
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ error: 'service_unavailable' });
+    } finally {
+      await holder.end();
+    }
+    expect((await webhooks('GET', '', undefined, team.token, app)).body['items']).toEqual([]);
+    expect((await webhooks('POST', '', endpoint('Now'), team.token, app)).status).toBe(201);
   });
 
   it('a plan that includes fewer endpoints than the team has is refused until some are deleted', async () => {

@@ -40,7 +40,9 @@ export function changePlanCommand(prisma: PrismaClient, notifier: KeyChangeNotif
     });
     if (count !== undefined && count <= limit) return;
     await prisma.team.updateMany({ where: { id: teamId, plan }, data: { plan: previous } });
-    await notifier.notify({ key_ids: [], team_id: teamId, reason: 'plan_changed' }).catch((error: unknown) => {
+    // Not awaited: the answer must not wait on the api instances a second time (the dashboard's
+    // own time limit), and a cached plan lower than the real one only refuses, for a cache lifetime.
+    void notifier.notify({ key_ids: [], team_id: teamId, reason: 'plan_changed' }).catch((error: unknown) => {
       logger.warn('plan restored; not every api instance confirmed it yet', { error, teamId });
     });
     if (count === undefined) throw new RpcError('service_unavailable', 'The webhook service did not answer; the plan is unchanged. Retry shortly.');
@@ -62,8 +64,15 @@ export function changePlanCommand(prisma: PrismaClient, notifier: KeyChangeNotif
       if (count > limit) throw tooManyEndpoints(count, plan, limit);
     }
     const team = await prisma.team.update({ where: { id: member.teamId }, data: { plan } });
-    await notifier.notify({ key_ids: [], team_id: team.id, reason: 'plan_changed' });
+    const notified = notifier.notify({ key_ids: [], team_id: team.id, reason: 'plan_changed' }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    // The recount runs whatever the api instances answered: a creation that got in must not stay
+    // because one of them was slow (a retry of the same plan would count nothing).
     if (limit < WEBHOOK_ENDPOINT_LIMITS[current.plan]) await recountAfterLowering(team.id, current.plan, plan, limit);
+    const unconfirmed = await notified;
+    if (unconfirmed !== undefined) throw unconfirmed;
     return teamView(team);
   };
 }

@@ -117,7 +117,7 @@ export class AttemptMaker {
       const made = await this.limit(async () => {
         const current = waits ? await store.now(delivery.id) : delivery;
         if (current === undefined) return 'gone' as const;
-        if (current.status === 'withheld') return 'withheld' as const;
+        if (current.namesErasedUser || current.status === 'withheld') return 'withheld' as const;
         const startedAt = new Date();
         const headers = {
           // Signed afresh at every attempt (the published library's own signer), so a retry hours
@@ -134,6 +134,7 @@ export class AttemptMaker {
         return;
       }
       if (made === 'withheld') {
+        await store.withhold(delivery.id);
         logger.info('delivery withheld: it names an erased user', about);
         return;
       }

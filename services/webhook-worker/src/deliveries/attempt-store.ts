@@ -23,6 +23,8 @@ export interface DeliveryNow {
   status: string;
   url: string;
   secretEncrypted: string;
+  /** Its envelope names an end user erased since (or its payload has been erased). */
+  namesErasedUser: boolean;
 }
 
 /** One attempt made, and the delivery's state after it. */
@@ -139,9 +141,9 @@ export class AttemptStore {
   }
 
   /**
-   * The delivery's status and its endpoint's URL and secret as they are now; undefined when gone
-   * (its endpoint was deleted). Two key lookups and no payload: what an attempt that waited for
-   * its slot reads again (an erasure recorded meanwhile has set the status to withheld).
+   * The delivery's status, whether it names an erased user, and its endpoint's URL and secret as
+   * they are now; undefined when gone (its endpoint was deleted). Key lookups, no payload sent
+   * back: what an attempt that waited for its slot reads again.
    */
   now(deliveryId: string): Promise<DeliveryNow | undefined> {
     return this.nowLoader.load(deliveryId);
@@ -173,14 +175,16 @@ export class AttemptStore {
   }
 
   private async nowMany(ids: readonly string[]): Promise<Array<DeliveryNow | undefined>> {
-    const { rows } = await this.pool.query<{ id: string; status: string; url: string; secret_encrypted: string }>({
+    const { rows } = await this.pool.query<{ id: string; status: string; url: string; secret_encrypted: string; names_erased_user: boolean }>({
       name: 'deliveries-now',
-      text: `SELECT d.id, d.status::text AS status, e.url, e.secret_encrypted
+      text: `SELECT d.id, d.status::text AS status, e.url, e.secret_encrypted, ${namesErasedUserSql('d')} AS names_erased_user
              FROM webhooks.deliveries d JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
              WHERE d.id = ANY($1::uuid[])`,
       values: [ids],
     });
-    const byId = new Map(rows.map((row) => [row.id, { status: row.status, url: row.url, secretEncrypted: row.secret_encrypted }]));
+    const byId = new Map(
+      rows.map((row) => [row.id, { status: row.status, url: row.url, secretEncrypted: row.secret_encrypted, namesErasedUser: row.names_erased_user }]),
+    );
     return ids.map((id) => byId.get(id));
   }
 

@@ -26,6 +26,11 @@ export async function findOwnedEndpoint(prisma: PrismaClient, owner: Owner, endp
   return endpoint;
 }
 
+/** PostgreSQL's lock_not_available, however the driver adapter wraps it. */
+function isLockTimeout(error: unknown): boolean {
+  return /55P03|lock timeout/i.test(`${(error as { code?: string })?.code ?? ''} ${(error as Error)?.message ?? ''} ${JSON.stringify((error as { meta?: unknown })?.meta ?? {})}`);
+}
+
 /** A team's plan as the authority has it now. */
 export type CurrentPlan = (teamId: string) => Promise<Plan>;
 
@@ -42,7 +47,12 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
       const secret = generateSigningSecret();
       const endpoint = await prisma.$transaction(async (tx) => {
         // One creation per team at a time, so two concurrent creations cannot both pass the limit.
-        await lockTeamEndpoints(tx, request.owner.team_id);
+        // Waiting long for the lock would outlast the dashboard's own time limit, and the endpoint
+        // would be created with its secret shown to nobody: better refused, and pressed again.
+        await tx.$executeRaw`SET LOCAL lock_timeout = '2s'`;
+        await lockTeamEndpoints(tx, request.owner.team_id).catch((error: unknown) => {
+          throw isLockTimeout(error) ? new RpcError('service_unavailable', "Another change to this team's webhook endpoints is in progress. Retry shortly.") : error;
+        });
         const count = await tx.webhookEndpoint.count({ where: { teamId: request.owner.team_id } });
         // The plan the dashboard read may have been lowered since: asked again under the lock,
         // which the authority's count after lowering a plan also takes, so one or the other sees it.
@@ -64,9 +74,9 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
             secretEncrypted: secrets.seal(secret),
           },
         });
-        // Longer than Prisma's default 5 s: the transaction waits for the team's lock and for the
-        // authority's answer (at most RPC_TIMEOUT_MS), and a timeout here would be our error.
-      }, { timeout: 30_000 });
+        // Longer than Prisma's default 5 s: the transaction may wait 2 s for the team's lock and
+        // RPC_TIMEOUT_MS for the authority; still inside the dashboard's 10 s.
+      }, { timeout: 8_000 });
       return { endpoint: endpointView(endpoint), signing_secret: secret };
     },
 
