@@ -3,6 +3,27 @@ import { RpcError } from '@feedback/messaging';
 import { isPublicAddress, urlProblem } from './address-policy.js';
 
 /**
+ * How long the save-time check waits for a name to resolve. The system resolver can take many
+ * seconds to give up, and the creation would then finish after the dashboard stopped waiting.
+ */
+const RESOLVE_TIMEOUT_MS = 3000;
+
+/** Every address `host` resolves to, or a failure once `timeoutMs` has passed. */
+function resolveWithin(timeoutMs: number): (host: string) => Promise<string[]> {
+  return async (host) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      return (await Promise.race([lookup(host, { all: true, verbatim: true }), timedOut])).map((entry) => entry.address);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/**
  * The save-time check of an endpoint URL: its form (https, a public host name or address) and
  * every address its name resolves to now. (The address actually dialled is checked again at
  * each connection: see safe-lookup.ts.) Hosts on the allowlist skip the address checks; it is
@@ -11,8 +32,7 @@ import { isPublicAddress, urlProblem } from './address-policy.js';
 export class EndpointUrlPolicy {
   constructor(
     private readonly allowedPrivateHosts: readonly string[] = [],
-    private readonly resolve: (host: string) => Promise<string[]> = async (host) =>
-      (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address),
+    private readonly resolve: (host: string) => Promise<string[]> = resolveWithin(RESOLVE_TIMEOUT_MS),
   ) {}
 
   isAllowlisted(host: string): boolean {
@@ -38,7 +58,7 @@ export class EndpointUrlPolicy {
     try {
       addresses = await this.resolve(host);
     } catch {
-      throw new RpcError('unsafe_url', `The host ${host} does not resolve.`);
+      throw new RpcError('unsafe_url', `The host ${host} does not resolve (or did not within ${RESOLVE_TIMEOUT_MS / 1000} seconds).`);
     }
     if (addresses.length === 0 || addresses.some((address) => !isPublicAddress(address))) {
       throw new RpcError('unsafe_url', `The host ${host} resolves to a private, local or reserved address.`);
