@@ -74,9 +74,10 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
             secretEncrypted: secrets.seal(secret),
           },
         });
-        // Longer than Prisma's default 5 s: the transaction may wait 2 s for the team's lock and
-        // RPC_TIMEOUT_MS for the authority; still inside the dashboard's 10 s.
-      }, { timeout: 8_000 });
+        // A little longer than Prisma's default 5 s: the transaction may wait 2 s for the team's
+        // lock and RPC_TIMEOUT_MS (3 s) for the authority. With the URL check's 3 s before it,
+        // still inside the dashboard's 10 s.
+      }, { timeout: 6_000 });
       return { endpoint: endpointView(endpoint), signing_secret: secret };
     },
 
