@@ -26,9 +26,10 @@ export async function findOwnedEndpoint(prisma: PrismaClient, owner: Owner, endp
   return endpoint;
 }
 
-/** PostgreSQL's lock_not_available, however the driver adapter wraps it. */
+/** PostgreSQL's lock_not_available (55P03), as Prisma's driver adapter reports a raw query's failure. */
 function isLockTimeout(error: unknown): boolean {
-  return /55P03|lock timeout/i.test(`${(error as { code?: string })?.code ?? ''} ${(error as Error)?.message ?? ''} ${JSON.stringify((error as { meta?: unknown })?.meta ?? {})}`);
+  const meta = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } }).meta;
+  return meta?.driverAdapterError?.cause?.originalCode === '55P03';
 }
 
 /** A team's plan as the authority has it now. */
