@@ -20,20 +20,23 @@ afterAll(async () => {
   await system?.stop();
 });
 
+/** A local HTTPS receiver, and an endpoint of the app pointing at it for these events. */
+async function receiverWithEndpoint(token: string, appId: number, events: string[]) {
+  const receiver = await HttpsReceiver.start(testCertificates().trusted);
+  receivers.push(receiver);
+  const created = await call<{ endpoint: { id: string }; signing_secret: string }>(system.api.url, 'POST', `/dashboard/v1/apps/${appId}/webhooks`, {
+    token,
+    body: { name: 'Receiver', url: receiver.url(), events },
+  });
+  expect(created.status).toBe(201);
+  return { receiver, endpointId: created.body.endpoint.id, secret: created.body.signing_secret };
+}
+
 describe('several stalling endpoints', () => {
   it('take at most half of a worker between them, so a healthy endpoint keeps its slots', async () => {
     const owner = await signUpTeam(system.api.url, 'pro');
     const { appId, publicKey } = await createApp(system.api.url, owner.token, 'Stalling app');
-    const start = async () => {
-      const receiver = await HttpsReceiver.start(testCertificates().trusted);
-      receivers.push(receiver);
-      const created = await call<{ endpoint: { id: string } }>(system.api.url, 'POST', `/dashboard/v1/apps/${appId}/webhooks`, {
-        token: owner.token,
-        body: { name: 'Receiver', url: receiver.url(), events: ['suggestion.created'] },
-      });
-      expect(created.status).toBe(201);
-      return { receiver, endpointId: created.body.endpoint.id };
-    };
+    const start = () => receiverWithEndpoint(owner.token, appId, ['suggestion.created']);
     // The stalling endpoints answer their first attempt after 1.5 s (past the 1 s that marks an
     // endpoint as struggling), and every later one only when the test lets them go.
     let release!: () => void;
@@ -70,16 +73,7 @@ describe('an attempt that waits for a slot', () => {
   it('is signed with the secret as it is when its turn comes, not as it was when it was queued', async () => {
     const owner = await signUpTeam(system.api.url, 'pro');
     const { appId, publicKey } = await createApp(system.api.url, owner.token, 'Rotating app');
-    const start = async (events: string[]) => {
-      const receiver = await HttpsReceiver.start(testCertificates().trusted);
-      receivers.push(receiver);
-      const created = await call<{ endpoint: { id: string }; signing_secret: string }>(system.api.url, 'POST', `/dashboard/v1/apps/${appId}/webhooks`, {
-        token: owner.token,
-        body: { name: 'Receiver', url: receiver.url(), events },
-      });
-      expect(created.status).toBe(201);
-      return { receiver, endpointId: created.body.endpoint.id, secret: created.body.signing_secret };
-    };
+    const start = (events: string[]) => receiverWithEndpoint(owner.token, appId, events);
     // Two endpoints whose answers the test holds take all 8 of the worker's slots (4 each).
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
