@@ -99,11 +99,6 @@ export class AttemptMaker {
     // Fields every line of this attempt carries; a plain object, not a child logger, which would
     // cost more than the attempt's own bookkeeping when the level drops the line anyway.
     const about = { deliveryId: delivery.id, endpointId: delivery.endpointId, attempt: number };
-    if (delivery.namesErasedUser) {
-      await store.withhold(delivery.id);
-      logger.info('delivery withheld: it names an erased user', about);
-      return;
-    }
     // Counted before the first await, so a caller's hasRoom check and this count agree.
     this.busy.set(delivery.endpointId, (this.busy.get(delivery.endpointId) ?? 0) + 1);
     const countedStruggling = this.struggling.has(delivery.endpointId);
@@ -112,7 +107,7 @@ export class AttemptMaker {
       // A slot free now is taken at once (p-limit starts it before returning), so the delivery
       // and its endpoint were read just before; an attempt that waits for one reads them again
       // when its turn comes, so that a rotation, a new URL, a deletion or an erasure meanwhile
-      // holds for it too.
+      // holds for it too. Either way, one that names an erased user is withheld, never sent.
       const waits = this.limit.activeCount >= this.limit.concurrency;
       const made = await this.limit(async () => {
         const current = waits ? await store.now(delivery.id) : delivery;
