@@ -4,3 +4,5 @@ export { DEFAULT_SHUTDOWN_GRACE_MS, Lifecycle, startHealthServer, closeServer } 
 export type { ShutdownStep } from './lifecycle.js';
 export { runService, EXIT_CONFIG } from './run-service.js';
 export type { RunnableService } from './run-service.js';
+export { DEFAULT_PRUNE_INTERVAL_MS, PeriodicTask, retentionPruning } from './periodic-task.js';
+export type { PeriodicTaskOptions, RetentionPrune } from './periodic-task.js';

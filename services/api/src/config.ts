@@ -20,6 +20,11 @@ export const apiEnvironment = {
   }),
   OUTBOX_POLL_MS: integer({ description: 'how often the outbox relay looks for events written by other instances', default: 250, min: 10 }),
   OUTBOX_RETENTION_HOURS: integer({ description: 'how long a published event stays in the outbox before it is deleted', default: 168, min: 1 }),
+  IDEMPOTENCY_KEY_RETENTION_HOURS: integer({
+    description: 'how long an Idempotency-Key and the answer it replays are kept; after that the same key is a new request (the API documentation promises customers at least 24 hours)',
+    default: 24,
+    min: 24,
+  }),
   KEY_CACHE_TTL_MS: integer({ description: 'how long a verified key is reused without asking the authority', default: 60_000, min: 0 }),
   AUTH_FAILURE_LIMIT: integer({ description: 'failed authentications per client address per minute before 429', default: 30, min: 1 }),
   TRUST_PROXY: string({ description: 'Express "trust proxy" setting: which proxies may set X-Forwarded-For', default: 'loopback' }),
@@ -38,6 +43,7 @@ export interface ApiConfig {
   dashboardRpcTimeoutMs: number;
   outboxPollMs: number;
   outboxRetentionHours: number;
+  idempotencyKeyRetentionHours: number;
   keyCacheTtlMs: number;
   authFailureLimit: number;
   trustProxy: string;
@@ -59,6 +65,7 @@ export function readApiConfig(env: Record<string, string | undefined> = process.
     dashboardRpcTimeoutMs: v.DASHBOARD_RPC_TIMEOUT_MS,
     outboxPollMs: v.OUTBOX_POLL_MS,
     outboxRetentionHours: v.OUTBOX_RETENTION_HOURS,
+    idempotencyKeyRetentionHours: v.IDEMPOTENCY_KEY_RETENTION_HOURS,
     keyCacheTtlMs: v.KEY_CACHE_TTL_MS,
     authFailureLimit: v.AUTH_FAILURE_LIMIT,
     trustProxy: v.TRUST_PROXY,

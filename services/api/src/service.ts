@@ -1,10 +1,11 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type pg from 'pg';
 import type { Logger } from '@feedback/logging';
 import { Broker, ConfirmedPublisher, RpcClient, declareExchanges, topologyNames } from '@feedback/messaging';
-import { Lifecycle, brokerAndDatabaseChecks, closeServer } from '@feedback/service-runtime';
-import type { ShutdownStep } from '@feedback/service-runtime';
+import { Lifecycle, brokerAndDatabaseChecks, closeServer, retentionPruning } from '@feedback/service-runtime';
+import type { PeriodicTask, ShutdownStep } from '@feedback/service-runtime';
 import { ApiInstancePresence } from './auth/api-instance-presence.js';
 import { failureRateLimit } from './auth/failure-rate-limit.js';
 import { KeyChangeListener } from './auth/key-change-listener.js';
@@ -13,9 +14,10 @@ import { RecentlyAuthenticatedKeys, secretKeyAuth } from './auth/secret-key-auth
 import { SecretKeyVerifier } from './auth/secret-key-verifier.js';
 import type { ApiConfig } from './config.js';
 import { connectApiDatabase, migrateApiDatabase } from './database.js';
+import { pruneIdempotencyKeys } from './idempotency/prune-idempotency-keys.js';
 import type { PrismaClient } from './database.js';
 import { buildApp } from './http/app.js';
-import { OutboxPruner } from './outbox/outbox-pruner.js';
+import { pruneOutbox } from './outbox/prune-outbox.js';
 import { OutboxRelay } from './outbox/relay.js';
 import type { RouteContext } from './routes/route-context.js';
 
@@ -24,13 +26,24 @@ export interface ApiService {
   url: string;
   prisma: PrismaClient;
   outboxRelay: OutboxRelay;
-  outboxPruner: OutboxPruner;
   keyUsage: KeyUsageRecorder;
   /** What the routes are built with (the benchmark mounts the same handlers without authentication). */
   routeContext: RouteContext;
   lifecycle: Lifecycle;
   shutdownSteps(): ShutdownStep[];
   stop(): Promise<void>;
+}
+
+/** What the api deletes once it is old: published outbox events, and Idempotency-Keys with their answers. */
+function retentionPruningOf(pool: pg.Pool, logger: Logger, config: ApiConfig): PeriodicTask {
+  const { outboxRetentionHours, idempotencyKeyRetentionHours } = config;
+  return retentionPruning(logger, [
+    { what: `published outbox events older than ${outboxRetentionHours} hours`, prune: () => pruneOutbox(pool, { retentionHours: outboxRetentionHours }) },
+    {
+      what: `Idempotency-Keys older than ${idempotencyKeyRetentionHours} hours`,
+      prune: () => pruneIdempotencyKeys(pool, { retentionHours: idempotencyKeyRetentionHours }),
+    },
+  ]);
 }
 
 /** Migrates the api's schema, starts the outbox relay and serves HTTP until stopped. */
@@ -42,7 +55,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const rpc = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs });
   const publisher = new ConfirmedPublisher(broker, { name: 'api-publisher', setup: (channel) => declareExchanges(channel, names) });
   const outboxRelay = new OutboxRelay(pool, publisher, names, logger, { pollIntervalMs: config.outboxPollMs });
-  const outboxPruner = new OutboxPruner(pool, logger, { retentionHours: config.outboxRetentionHours });
+  const pruning = retentionPruningOf(pool, logger, config);
 
   const presence = new ApiInstancePresence(rpc, logger, config.keyCacheTtlMs);
   const verifier = new SecretKeyVerifier(rpc, () => presence.trustedUntil, { ttlMs: config.keyCacheTtlMs });
@@ -75,12 +88,12 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const server: Server = app.listen(config.port);
   await once(server, 'listening');
   outboxRelay.start();
-  outboxPruner.start();
+  pruning.start();
   const { port } = server.address() as AddressInfo;
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop taking requests', run: () => closeServer(server) },
     { name: 'stop the outbox relay (unpublished events wait in the table)', run: () => outboxRelay.stop() },
-    { name: 'stop pruning the outbox', run: () => outboxPruner.stop() },
+    { name: 'stop deleting old records', run: () => pruning.stop() },
     { name: 'report key usage', run: () => keyUsage.stop() },
     { name: 'end the cache lease of this instance', run: () => presence.stop() },
     { name: 'stop listening for key changes', run: () => listener.close() },
@@ -94,7 +107,6 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     url: `http://127.0.0.1:${port}`,
     prisma,
     outboxRelay,
-    outboxPruner,
     keyUsage,
     routeContext,
     lifecycle,

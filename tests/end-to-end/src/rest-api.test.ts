@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { pruneIdempotencyKeys } from '../../../services/api/src/idempotency/prune-idempotency-keys.js';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import { startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
@@ -178,6 +180,23 @@ describe('Idempotency-Key', () => {
     const other = await post('/api/v1/suggestions', { title: 'B', author: { external_id: 'u-7' } }, { idempotencyKey: 'reuse-1' });
     expect(other.status).toBe(422);
     expect(await other.json()).toMatchObject({ error: 'idempotency_key_reused' });
+  });
+
+  it('is forgotten once past its retention: the same key is then a new request', async () => {
+    const body = { title: 'Long ago', author: { external_id: 'u-11' } };
+    const first = await post('/api/v1/suggestions', body, { idempotencyKey: 'aged-1' });
+    expect(first.status).toBe(201);
+    await system.api.prisma.idempotencyRecord.update({ where: { appId_key: { appId, key: 'aged-1' } }, data: { createdAt: new Date(Date.now() - 25 * 3600_000) } });
+    const pool = new pg.Pool({ connectionString: system.env['DATABASE_URL'] });
+    try {
+      expect(await pruneIdempotencyKeys(pool, { retentionHours: 24 })).toBeGreaterThanOrEqual(1);
+    } finally {
+      await pool.end();
+    }
+    const later = await post('/api/v1/suggestions', { ...body, title: 'Much later' }, { idempotencyKey: 'aged-1' });
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect(((await later.json()) as Item).id).not.toBe(((await first.json()) as Item).id);
   });
 
   it('is scoped to the app: another app may use the same key', async () => {

@@ -756,7 +756,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first answer (with `Idempotent-Replayed: true`) and creates nothing twice. Another request with the same key gets 422 `idempotency_key_reused`. */
+                /** @description Retrying with the same key returns the first answer (with `Idempotent-Replayed: true`) and creates nothing twice. Another request with the same key gets 422 `idempotency_key_reused`. A key is kept for at least 24 hours; after that the same key is a new request. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1047,7 +1047,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retrying with the same key returns the first answer (with `Idempotent-Replayed: true`) and creates nothing twice. Another request with the same key gets 422 `idempotency_key_reused`. */
+                /** @description Retrying with the same key returns the first answer (with `Idempotent-Replayed: true`) and creates nothing twice. Another request with the same key gets 422 `idempotency_key_reused`. A key is kept for at least 24 hours; after that the same key is a new request. */
                 "Idempotency-Key"?: string;
             };
             path?: never;

@@ -75,9 +75,15 @@ export async function idempotent(
   if (key === undefined) return prisma.$transaction(run);
   const requestHash = requestHashOf(claim.request);
   return prisma.$transaction(async (tx) => {
-    const { count } = await tx.idempotencyRecord.createMany({ data: [{ appId, key, requestHash }], skipDuplicates: true });
-    if (count === 0) {
-      const earlier = await tx.idempotencyRecord.findUniqueOrThrow({ where: { appId_key: { appId, key } } });
+    const claimed = async () => (await tx.idempotencyRecord.createMany({ data: [{ appId, key, requestHash }], skipDuplicates: true })).count === 1;
+    const where = { appId_key: { appId, key } };
+    let earlier = null;
+    if (!(await claimed())) {
+      earlier = await tx.idempotencyRecord.findUnique({ where });
+      // Seen, then gone: retention pruning deleted the key in between, so this is a new request.
+      if (earlier === null && !(await claimed())) earlier = await tx.idempotencyRecord.findUniqueOrThrow({ where });
+    }
+    if (earlier !== null) {
       if (earlier.requestHash === ERASED_REQUEST_HASH) return { ...ERASED_OUTCOME, replayed: true };
       if (!sameRequest(earlier.requestHash, requestHash, claim.request)) {
         throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used for a different request. Use a new key for a new request.');
@@ -87,7 +93,7 @@ export async function idempotent(
     }
     const outcome = await run(tx);
     await tx.idempotencyRecord.update({
-      where: { appId_key: { appId, key } },
+      where,
       data: { responseStatus: outcome.status, responseBody: outcome.body as Prisma.InputJsonValue },
     });
     return outcome;

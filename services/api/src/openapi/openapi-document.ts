@@ -137,7 +137,7 @@ const idempotencyKeyHeader = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'Retrying with the same key returns the first answer (with `Idempotent-Replayed: true`) and creates nothing twice. Another request with the same key gets 422 `idempotency_key_reused`.',
+  description: 'Retrying with the same key returns the first answer (with `Idempotent-Replayed: true`) and creates nothing twice. Another request with the same key gets 422 `idempotency_key_reused`. A key is kept for at least 24 hours; after that the same key is a new request.',
   schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$', description: '1 to 255 visible ASCII characters (no spaces).' },
 };
 

@@ -6,7 +6,7 @@ import type { TestDatabase, TestInfrastructure } from '@feedback/test-support';
 import pg from 'pg';
 import winston from 'winston';
 import { migrateApiDatabase } from '../database.js';
-import { OutboxPruner } from './outbox-pruner.js';
+import { pruneOutbox } from './prune-outbox.js';
 
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
 let infrastructure: TestInfrastructure;
@@ -39,22 +39,22 @@ async function eventPublished(hoursAgo: number | null): Promise<string> {
 
 const remaining = async () => (await pool.query<{ event_id: string }>('SELECT event_id FROM api.outbox_events ORDER BY position')).rows.map((row) => row.event_id);
 
-describe('OutboxPruner', () => {
+describe('pruneOutbox', () => {
   it('deletes published events past the retention, a batch at a time, and keeps recent and unpublished ones', async () => {
     const old = [await eventPublished(200), await eventPublished(190), await eventPublished(170)];
     const recent = await eventPublished(2);
     const unpublished = await eventPublished(null);
-    const pruner = new OutboxPruner(pool, logger, { retentionHours: 168, batchSize: 2 });
-    expect(await pruner.pruneOnce()).toBe(old.length);
+    const options = { retentionHours: 168, batchSize: 2 };
+    expect(await pruneOutbox(pool, options)).toBe(old.length);
     expect(await remaining()).toEqual([recent, unpublished]);
-    expect(await pruner.pruneOnce()).toBe(0);
+    expect(await pruneOutbox(pool, options)).toBe(0);
   });
 
   it('never deletes an unpublished event, however old, nor what comes after it', async () => {
     await pool.query('DELETE FROM api.outbox_events');
     const waiting = await eventPublished(null);
     const after = await eventPublished(300);
-    expect(await new OutboxPruner(pool, logger, { retentionHours: 1 }).pruneOnce()).toBe(0);
+    expect(await pruneOutbox(pool, { retentionHours: 1 })).toBe(0);
     expect(await remaining()).toEqual([waiting, after]);
   });
 });
