@@ -33,6 +33,11 @@ export const workerEnvironment = {
   }),
   RPC_TIMEOUT_MS: integer({ description: "time limit of a call to the authority (a team's plan, when an endpoint is created)", default: 3000, min: 50 }),
   PER_ENDPOINT_CONCURRENCY: integer({ description: 'attempts one endpoint may take at once in one worker', default: 8, min: 1, max: 1000 }),
+  DELIVERY_HISTORY_RETENTION_DAYS: integer({
+    description: "how long a settled delivery's history (attempts, answers, payload) is kept after its last change before it is deleted",
+    default: 30,
+    min: 1,
+  }),
   WEBHOOK_EXTRA_CA_FILE: string({ description: 'an extra CA certificate (PEM file) to trust (local test receivers only)', default: '' }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'], { description: 'minimum log level', default: 'info' }),
 };
@@ -52,6 +57,7 @@ export interface WorkerConfig {
   perEndpointConcurrency: number;
   rpcTimeoutMs: number;
   recordGatherMs: number;
+  deliveryHistoryRetentionDays: number;
   logLevel: string;
 }
 
@@ -82,6 +88,7 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
     perEndpointConcurrency: v.PER_ENDPOINT_CONCURRENCY,
     rpcTimeoutMs: v.RPC_TIMEOUT_MS,
     recordGatherMs: v.RECORD_GATHER_MS,
+    deliveryHistoryRetentionDays: v.DELIVERY_HISTORY_RETENTION_DAYS,
     logLevel: v.LOG_LEVEL,
   };
   return { config, describe: loaded.describe };

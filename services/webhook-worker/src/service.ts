@@ -6,11 +6,12 @@ import { deliveryCommands } from './deliveries/delivery-commands.js';
 import { AttemptMaker } from './deliveries/attempt-maker.js';
 import { AttemptStore } from './deliveries/attempt-store.js';
 import { FanOut } from './deliveries/fan-out.js';
+import { pruneDeliveries, pruneReceivedEvents } from './deliveries/prune-delivery-history.js';
 import { WebhookSender } from './outbound/webhook-sender.js';
 import { endpointCommands } from './endpoints/endpoint-commands.js';
 import { SecretBox } from './endpoints/signing-secrets.js';
 import { EndpointUrlPolicy } from './outbound/endpoint-url-policy.js';
-import { DEFAULT_SHUTDOWN_GRACE_MS, Lifecycle, brokerAndDatabaseChecks, closeServer, startHealthServer } from '@feedback/service-runtime';
+import { DEFAULT_SHUTDOWN_GRACE_MS, Lifecycle, brokerAndDatabaseChecks, closeServer, retentionPruning, startHealthServer } from '@feedback/service-runtime';
 import type { ShutdownStep } from '@feedback/service-runtime';
 import type { WorkerConfig } from './config.js';
 import { consumeDomainEvents } from './consumers/domain-events.js';
@@ -98,12 +99,18 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     prefetch: config.eventPrefetch,
     fanOut: (event, redelivered) => fanOut.take(event, redelivered),
   });
+  const retentionDays = config.deliveryHistoryRetentionDays;
+  const pruning = retentionPruning(logger, [
+    { what: `settled deliveries unchanged for ${retentionDays} days`, prune: () => pruneDeliveries(pool, { retentionDays }) },
+    { what: `received events older than ${retentionDays} days`, prune: () => pruneReceivedEvents(pool, { retentionDays }) },
+  ]);
   const lifecycle = new Lifecycle(logger);
   const healthServer = await startHealthServer({
     port: config.healthPort,
     lifecycle,
     checks: brokerAndDatabaseChecks(broker, prisma),
   });
+  pruning.start();
   const shutdownSteps = (): ShutdownStep[] => [
     // All consumers at once: one still taking messages while another drains would start new
     // attempts that shutdown then has to wait for, or cut short.
@@ -115,6 +122,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
         if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
       },
     },
+    { name: 'stop deleting old delivery history', run: () => pruning.stop() },
     { name: 'close rpc client', run: () => authority.close() },
     { name: 'close publisher', run: () => publisher.close() },
     { name: 'close broker', run: () => broker.close() },

@@ -29,7 +29,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     const number = Number(raw.properties.headers?.[ATTEMPT_HEADER] ?? 1);
     const manual = raw.properties.headers?.[MANUAL_HEADER] === true;
     const delivery = await store.load(message.delivery_id);
-    // Gone: its endpoint was deleted.
+    // Gone: its endpoint was deleted, or its history outlived DELIVERY_HISTORY_RETENTION_DAYS.
     if (!delivery) return;
     if (delivery.attempts >= number) {
       // This attempt is already recorded. Redelivered by the broker, the message was left by a
