@@ -42,6 +42,26 @@ describe('PeriodicTask', () => {
     await sleep(50);
     expect(runs).toBe(after);
   });
+
+  it('tells a run in progress that the service is stopping, and waits for it to end', async () => {
+    const { logger } = recordingLogger();
+    let started = false;
+    let ended = false;
+    const task = new PeriodicTask({
+      name: 'long task',
+      intervalMs: 1,
+      logger,
+      run: async (signal) => {
+        started = true;
+        while (!signal.aborted) await sleep(5);
+        ended = true;
+      },
+    });
+    task.start();
+    while (!started) await sleep(2);
+    await task.stop();
+    expect(ended).toBe(true);
+  });
 });
 
 describe('retentionPruning', () => {

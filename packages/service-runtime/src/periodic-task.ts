@@ -5,19 +5,20 @@ export interface PeriodicTaskOptions {
   name: string;
   /** Time from the end of one run to the start of the next. */
   intervalMs: number;
-  run: () => Promise<void>;
+  /** `signal` is aborted when the service stops: a long run ends early at its next step. */
+  run: (signal: AbortSignal) => Promise<void>;
   logger: Logger;
 }
 
 /**
  * Runs housekeeping every `intervalMs`, never two runs at once (the next is timed from the end of
  * the last), a failure logged and tried again at the next interval. The timer does not keep the
- * process alive; `stop` waits for a run in progress.
+ * process alive; `stop` tells a run in progress to end (its signal) and waits for it.
  */
 export class PeriodicTask {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: PeriodicTaskOptions) {}
 
@@ -26,16 +27,16 @@ export class PeriodicTask {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.stopping.abort();
     clearTimeout(this.timer);
     await this.running;
   }
 
   private schedule(): void {
-    if (this.stopped) return;
+    if (this.stopping.signal.aborted) return;
     this.timer = setTimeout(() => {
       this.running = this.options
-        .run()
+        .run(this.stopping.signal)
         .catch((error: unknown) => {
           this.options.logger.warn(`${this.options.name} failed; tried again at the next interval`, { error });
         })
@@ -52,7 +53,8 @@ export class PeriodicTask {
 export interface RetentionPrune {
   /** What is deleted, for the log line: "published outbox events older than 168 hours". */
   what: string;
-  prune: () => Promise<number>;
+  /** Deletes in batches, stopping early once `signal` is aborted. */
+  prune: (signal: AbortSignal) => Promise<number>;
 }
 
 /** Housekeeping every ten minutes, unless told otherwise. */
@@ -68,10 +70,11 @@ export function retentionPruning(logger: Logger, prunes: readonly RetentionPrune
     name: 'retention pruning',
     intervalMs,
     logger,
-    run: async () => {
+    run: async (signal) => {
       for (const { what, prune } of prunes) {
+        if (signal.aborted) return;
         try {
-          const deleted = await prune();
+          const deleted = await prune(signal);
           if (deleted > 0) logger.info(`${what} deleted`, { deleted });
         } catch (error) {
           logger.warn(`deleting ${what} failed; tried again at the next interval`, { error });

@@ -38,10 +38,10 @@ export interface ApiService {
 function retentionPruningOf(pool: pg.Pool, logger: Logger, config: ApiConfig): PeriodicTask {
   const { outboxRetentionHours, idempotencyKeyRetentionHours } = config;
   return retentionPruning(logger, [
-    { what: `published outbox events older than ${outboxRetentionHours} hours`, prune: () => pruneOutbox(pool, { retentionHours: outboxRetentionHours }) },
+    { what: `published outbox events older than ${outboxRetentionHours} hours`, prune: (signal) => pruneOutbox(pool, { retentionHours: outboxRetentionHours, signal }) },
     {
       what: `Idempotency-Keys older than ${idempotencyKeyRetentionHours} hours`,
-      prune: () => pruneIdempotencyKeys(pool, { retentionHours: idempotencyKeyRetentionHours }),
+      prune: (signal) => pruneIdempotencyKeys(pool, { retentionHours: idempotencyKeyRetentionHours, signal }),
     },
   ]);
 }

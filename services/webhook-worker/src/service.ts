@@ -101,8 +101,8 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   });
   const retentionDays = config.deliveryHistoryRetentionDays;
   const pruning = retentionPruning(logger, [
-    { what: `settled deliveries unchanged for ${retentionDays} days`, prune: () => pruneDeliveries(pool, { retentionDays }) },
-    { what: `received events older than ${retentionDays} days`, prune: () => pruneReceivedEvents(pool, { retentionDays }) },
+    { what: `settled deliveries unchanged for ${retentionDays} days`, prune: (signal) => pruneDeliveries(pool, { retentionDays, signal }) },
+    { what: `received events older than ${retentionDays} days`, prune: (signal) => pruneReceivedEvents(pool, { retentionDays, signal }) },
   ]);
   const lifecycle = new Lifecycle(logger);
   const healthServer = await startHealthServer({

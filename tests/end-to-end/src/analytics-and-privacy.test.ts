@@ -94,6 +94,8 @@ describe('privacy', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'idempotency-key': 'erase-key' },
       body: JSON.stringify({ title: 'Via API', author: user }),
     });
+    // Made almost a retention ago: the tombstone that erasure leaves is kept a retention from the erasure.
+    await system.api.prisma.idempotencyRecord.updateMany({ where: { key: 'erase-key' }, data: { createdAt: new Date(Date.now() - 23 * 3600_000) } });
     // Events about the user that cannot be published yet (broker unreachable) must never go out.
     system.brokerProxy.interrupt();
     const waiting = await widget('/suggestions', { title: 'Written during the outage', user });
@@ -128,6 +130,7 @@ describe('privacy', () => {
     // The stored answer is gone; a retry with its key is refused rather than run again.
     const tombstone = await system.api.prisma.idempotencyRecord.findFirstOrThrow({ where: { key: 'erase-key' } });
     expect(tombstone).toMatchObject({ requestHash: 'erased', responseStatus: null, responseBody: null });
+    expect(Date.now() - tombstone.createdAt.getTime()).toBeLessThan(3600_000);
     const retried = await fetch(`${url()}/api/v1/suggestions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'idempotency-key': 'erase-key' },

@@ -47,4 +47,14 @@ describe('pruneIdempotencyKeys', () => {
     expect(await remaining()).toEqual(['recent']);
     expect(await pruneIdempotencyKeys(pool, { retentionHours: 24 })).toBe(0);
   });
+
+  it('starts no further batch once told the service is stopping', async () => {
+    await keyMade('stop-1', 30);
+    await keyMade('stop-2', 30);
+    await keyMade('stop-3', 30);
+    const stopping = new AbortController();
+    stopping.abort();
+    expect(await pruneIdempotencyKeys(pool, { retentionHours: 24, batchSize: 1, signal: stopping.signal })).toBe(1);
+    expect(await pruneIdempotencyKeys(pool, { retentionHours: 24, batchSize: 1 })).toBe(2);
+  });
 });

@@ -5,12 +5,15 @@ export interface IdempotencyKeyPruneOptions {
   retentionHours: number;
   /** Keys one statement deletes. Default: 10000. */
   batchSize?: number;
+  /** Aborted when the service stops: no further batch is started. */
+  signal?: AbortSignal;
 }
 
 /**
  * Deletes Idempotency-Keys older than the retention, with the answers they replay (which name end
- * users): after it, the same key is a new request. Keys that erasure left as tombstones go the
- * same way. A key is claimed and answered in one transaction, so every key seen here is answered.
+ * users): after it, the same key is a new request. A tombstone that erasure left goes a
+ * retention after the erasure (which restarts its clock). A key is claimed and answered in one
+ * transaction, so every key seen here is answered.
  * Answers how many keys.
  */
 export async function pruneIdempotencyKeys(pool: pg.Pool, options: IdempotencyKeyPruneOptions): Promise<number> {
@@ -25,6 +28,6 @@ export async function pruneIdempotencyKeys(pool: pg.Pool, options: IdempotencyKe
       [options.retentionHours, batchSize],
     );
     deleted += rowCount ?? 0;
-    if ((rowCount ?? 0) < batchSize) return deleted;
+    if ((rowCount ?? 0) < batchSize || options.signal?.aborted) return deleted;
   }
 }

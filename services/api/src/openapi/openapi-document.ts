@@ -347,7 +347,7 @@ function dashboardWebhookPaths() {
       post: operation('sendTest', 'Owner or Admin: delivers a webhook.ping to this endpoint, one attempt without retries (abandoned if it fails).', result('webhook-worker.sendTest', '202'), { parameters: [app, endpoint] }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries': {
-      get: operation('listDeliveries', 'Owner or Admin: deliveries, newest first: status, response code, attempts. A settled delivery is kept 30 days after its last change. `next_cursor` (null on the last page) passed back as `cursor` gives the next page (`invalid_cursor` if it is not from this history).', result('webhook-worker.listDeliveries'), {
+      get: operation('listDeliveries', 'Owner or Admin: deliveries, newest first: status, response code, attempts. A settled delivery is kept 30 days (by default) after its last change. `next_cursor` (null on the last page) passed back as `cursor` gives the next page (`invalid_cursor` if it is not from this history).', result('webhook-worker.listDeliveries'), {
         parameters: [
           app,
           endpoint,

@@ -5,6 +5,8 @@ export interface OutboxPruneOptions {
   retentionHours: number;
   /** Rows one statement deletes, so no prune holds many locks or one long transaction. Default: 10000. */
   batchSize?: number;
+  /** Aborted when the service stops: no further batch is started. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -39,6 +41,6 @@ export async function pruneOutbox(pool: pg.Pool, options: OutboxPruneOptions): P
       [boundary, hours, batchSize],
     );
     deleted += rowCount ?? 0;
-    if ((rowCount ?? 0) < batchSize) return deleted;
+    if ((rowCount ?? 0) < batchSize || options.signal?.aborted) return deleted;
   }
 }

@@ -98,9 +98,10 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
     const surveys = await tx.surveyResponse.deleteMany({ where: { appId, respondentExternalId: externalId } });
     const { withheld, anonymised: eventsAnonymised } = await eraseFromOutbox(tx, appId, externalId);
     // Kept as a tombstone, not deleted: a retry with the same key would run the request again and
-    // bring the erased user back.
+    // bring the erased user back. Its retention counts from now, so a key nearly expired at the
+    // erasure still refuses retries for a whole retention.
     await tx.$executeRaw`
-      UPDATE api.idempotency_records SET request_hash = ${ERASED_REQUEST_HASH}, response_status = NULL, response_body = NULL
+      UPDATE api.idempotency_records SET request_hash = ${ERASED_REQUEST_HASH}, response_status = NULL, response_body = NULL, created_at = now()
       WHERE app_id = ${appId} AND (response_body -> 'author' ->> 'external_id' = ${externalId}
         OR response_body -> 'user' ->> 'external_id' = ${externalId})`;
     const erasure = { id: randomUUID(), event: 'privacy.user_erased' as const, created_at: new Date().toISOString(), app_id: appId, user_hash: userHash(appId, externalId) };

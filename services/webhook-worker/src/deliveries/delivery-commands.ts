@@ -112,7 +112,9 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
       const { id } = await ownedDelivery(request.owner, request.endpoint_id, request.delivery_id);
       const updated = await prisma.$transaction(async (tx) => {
         await tx.$executeRaw`SELECT 1 FROM webhooks.deliveries WHERE id = ${id}::uuid FOR UPDATE`;
-        const delivery = await tx.delivery.findUniqueOrThrow({ where: { id } });
+        const delivery = await tx.delivery.findUnique({ where: { id } });
+        // Deleted since it was looked up: its history outlived DELIVERY_HISTORY_RETENTION_DAYS.
+        if (!delivery) throw new RpcError('not_found', 'No such delivery for this endpoint.');
         // Erased after it was sent: what is stored is no longer the envelope.
         if (delivery.status === 'withheld' || isErasedPayload(delivery.payload)) {
           throw new RpcError('delivery_withheld', 'This delivery names an erased user; it is never sent again.');

@@ -76,6 +76,30 @@ describe('pruneDeliveries', () => {
     expect(await attemptsOf(old)).toBe(0);
     expect(await pruneDeliveries(pool, { retentionDays: 30 })).toBe(0);
   });
+
+  it('keeps a delivery that a redelivery by hand marked pending while the prune waited for its row', async () => {
+    await pool.query('DELETE FROM webhooks.deliveries');
+    const redelivered = await delivery(await endpoint(), 'delivered', 40);
+    // As redeliver does: the row locked while the attempt is queued, then marked pending.
+    const redelivery = await pool.connect();
+    try {
+      await redelivery.query('BEGIN');
+      await redelivery.query('SELECT 1 FROM webhooks.deliveries WHERE id = $1 FOR UPDATE', [redelivered]);
+      const pruning = pruneDeliveries(pool, { retentionDays: 30 });
+      // The prune has chosen the row and waits for its lock.
+      for (;;) {
+        const { rows } = await pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%DELETE FROM webhooks.deliveries%'`);
+        if (rows.length > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await redelivery.query(`UPDATE webhooks.deliveries SET status = 'pending', updated_at = now() WHERE id = $1`, [redelivered]);
+      await redelivery.query('COMMIT');
+      expect(await pruning).toBe(0);
+    } finally {
+      redelivery.release();
+    }
+    expect(await kept()).toEqual([redelivered]);
+  });
 });
 
 describe('pruneReceivedEvents', () => {

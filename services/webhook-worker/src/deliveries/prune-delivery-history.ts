@@ -5,6 +5,8 @@ export interface DeliveryHistoryPruneOptions {
   retentionDays: number;
   /** Rows one statement deletes. Default: 1000 deliveries (with their attempts), 10000 received events. */
   batchSize?: number;
+  /** Aborted when the service stops: no further batch is started. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -30,19 +32,27 @@ export async function pruneDeliveries(pool: pg.Pool, options: DeliveryHistoryPru
            ORDER BY created_at
            LIMIT $2) d
          LIMIT $2)
-       DELETE FROM webhooks.deliveries WHERE id IN (SELECT id FROM settled)`,
+       -- Checked again on the row deleted: a redelivery by hand may have marked it pending
+       -- meanwhile (it holds the row locked while it queues the attempt; the delete waits, then
+       -- sees the row as committed).
+       DELETE FROM webhooks.deliveries d USING settled s
+       WHERE d.id = s.id
+         AND d.updated_at < now() - make_interval(days => $1)
+         AND d.status IN ('delivered', 'abandoned', 'withheld')`,
       [options.retentionDays, batchSize],
     );
     deleted += rowCount ?? 0;
-    if ((rowCount ?? 0) < batchSize) return deleted;
+    if ((rowCount ?? 0) < batchSize || options.signal?.aborted) return deleted;
   }
 }
 
 /**
- * Deletes the record that an event was received (what keeps fan-out to one delivery per endpoint
- * when the broker gives an event again) once it is older than the retention: the broker gives an
- * event again within moments, not weeks, and the deliveries' own (event, endpoint) key still
- * stands while a delivery is kept. Answers how many events.
+ * Deletes the note that an event was received once it is older than the retention. The note is
+ * what makes fan-out of an event the broker gives again go only to the endpoints that existed when
+ * it was first received; the broker gives an event again within moments (a worker died holding
+ * it), not weeks. Should it come after its note is gone, it is fanned out as new: a delivery still
+ * kept is not made twice (the deliveries' (event, endpoint) key), but an endpoint created since,
+ * or one whose delivery was pruned too, gets it. Answers how many events.
  */
 export async function pruneReceivedEvents(pool: pg.Pool, options: DeliveryHistoryPruneOptions): Promise<number> {
   const batchSize = options.batchSize ?? 10_000;
@@ -56,6 +66,6 @@ export async function pruneReceivedEvents(pool: pg.Pool, options: DeliveryHistor
       [options.retentionDays, batchSize],
     );
     deleted += rowCount ?? 0;
-    if ((rowCount ?? 0) < batchSize) return deleted;
+    if ((rowCount ?? 0) < batchSize || options.signal?.aborted) return deleted;
   }
 }
