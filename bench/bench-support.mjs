@@ -56,6 +56,7 @@ export async function benchEnvironment() {
       BROKER_NAMESPACE: namespace,
       PORT: '0',
       HEALTH_PORT: '0',
+      METRICS_PORT: '0',
       LOG_LEVEL: 'error',
       SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
     },

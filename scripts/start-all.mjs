@@ -20,7 +20,7 @@ if (!env.SIGNING_SECRET_ENCRYPTION_KEY) {
   env.SIGNING_SECRET_ENCRYPTION_KEY = randomBytes(32).toString('base64');
   console.log('SIGNING_SECRET_ENCRYPTION_KEY is not set: webhook signing secrets are sealed with a key made for this run');
 }
-const ports = { api: env.PORT ?? '3000', authority: env.AUTHORITY_HEALTH_PORT ?? '3001', worker: env.WORKER_HEALTH_PORT ?? '3002' };
+const ports = { api: env.PORT ?? '3000', apiMetrics: env.API_METRICS_PORT ?? '3003', authority: env.AUTHORITY_HEALTH_PORT ?? '3001', worker: env.WORKER_HEALTH_PORT ?? '3002' };
 
 async function ensureDatabase(url) {
   const target = new URL(url);
@@ -57,7 +57,7 @@ const { result } = concurrently(
   [
     { name: 'authority', command: 'node services/authority/dist/main.js', env: { ...env, HEALTH_PORT: ports.authority } },
     { name: 'worker', command: 'node services/webhook-worker/dist/main.js', env: { ...env, HEALTH_PORT: ports.worker } },
-    { name: 'api', command: 'node services/api/dist/main.js', env: { ...env, PORT: ports.api } },
+    { name: 'api', command: 'node services/api/dist/main.js', env: { ...env, PORT: ports.api, METRICS_PORT: ports.apiMetrics } },
   ],
   { prefix: 'name', killOthersOn: ['failure'], handleInput: false },
 );

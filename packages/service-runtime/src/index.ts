@@ -6,3 +6,4 @@ export { runService, EXIT_CONFIG } from './run-service.js';
 export type { RunnableService } from './run-service.js';
 export { DEFAULT_PRUNE_INTERVAL_MS, PeriodicTask, retentionPruning } from './periodic-task.js';
 export type { PeriodicTaskOptions, RetentionPrune } from './periodic-task.js';
+export { createMetricsRegistry, metricsRouter } from './metrics.js';

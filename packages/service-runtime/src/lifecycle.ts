@@ -2,7 +2,9 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import express from 'express';
 import type { Logger } from '@feedback/logging';
+import type { Registry } from 'prom-client';
 import { healthRouter } from './health.js';
+import { metricsRouter } from './metrics.js';
 import type { ReadinessCheck } from './health.js';
 
 /** How long shutdown may take before the process exits anyway, unless a service needs longer. */
@@ -72,17 +74,23 @@ export class Lifecycle {
   }
 }
 
-/** For services without a public HTTP edge: a small server answering only the health routes. */
+/**
+ * The internal operations port: the health routes and, given a registry, `GET /metrics`. Services
+ * without a public HTTP edge have only this; the api has it beside its public port, so that
+ * metrics are never served to the internet.
+ */
 export async function startHealthServer(options: {
   port: number;
   /** Default: "0.0.0.0". */
   host?: string;
   checks: Record<string, ReadinessCheck>;
   lifecycle: Lifecycle;
+  metrics?: Registry;
 }): Promise<Server> {
   const app = express();
   app.disable('x-powered-by');
   app.use(healthRouter(options.checks, () => options.lifecycle.isShuttingDown));
+  if (options.metrics) app.use(metricsRouter(options.metrics));
   const server = app.listen(options.port, options.host ?? '0.0.0.0');
   await once(server, 'listening');
   return server;

@@ -9,6 +9,7 @@ export const apiEnvironment = {
   AMQP_URL: url({ description: 'RabbitMQ URL', protocols: ['amqp', 'amqps'] }),
   BROKER_NAMESPACE: string({ description: 'prefix of every exchange and queue name', default: '' }),
   PORT: integer({ description: 'HTTP port of the public edge', default: 3000, min: 0, max: 65535 }),
+  METRICS_PORT: integer({ description: 'internal port of GET /metrics (Prometheus) and the health routes; never expose it publicly', default: 3003, min: 0, max: 65535 }),
   PUBLIC_BASE_URL: url({ description: 'base address customers call', protocols: ['http', 'https'], default: 'http://localhost:3000' }),
   DASHBOARD_URL: url({ description: 'team dashboard address, for links in error bodies', protocols: ['http', 'https'], default: 'http://localhost:3000/dashboard' }),
   DOCS_URL: url({ description: 'API documentation address, for links in error bodies', protocols: ['http', 'https'], default: 'http://localhost:3000/docs' }),
@@ -36,6 +37,7 @@ export interface ApiConfig {
   amqpUrl: string;
   brokerNamespace: string;
   port: number;
+  metricsPort: number;
   publicBaseUrl: string;
   dashboardUrl: string;
   docsUrl: string;
@@ -58,6 +60,7 @@ export function readApiConfig(env: Record<string, string | undefined> = process.
     amqpUrl: v.AMQP_URL,
     brokerNamespace: v.BROKER_NAMESPACE,
     port: v.PORT,
+    metricsPort: v.METRICS_PORT,
     publicBaseUrl: v.PUBLIC_BASE_URL.replace(/\/$/, ''),
     dashboardUrl: v.DASHBOARD_URL.replace(/\/$/, ''),
     docsUrl: v.DOCS_URL.replace(/\/$/, ''),

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import type { Logger } from '@feedback/logging';
 import { Broker, ConfirmedPublisher, RpcClient, declareExchanges, topologyNames } from '@feedback/messaging';
-import { Lifecycle, brokerAndDatabaseChecks, closeServer, retentionPruning } from '@feedback/service-runtime';
+import { Lifecycle, brokerAndDatabaseChecks, closeServer, createMetricsRegistry, retentionPruning, startHealthServer } from '@feedback/service-runtime';
 import type { PeriodicTask, ShutdownStep } from '@feedback/service-runtime';
 import { ApiInstancePresence } from './auth/api-instance-presence.js';
 import { failureRateLimit } from './auth/failure-rate-limit.js';
@@ -17,6 +17,7 @@ import { connectApiDatabase, migrateApiDatabase } from './database.js';
 import { pruneIdempotencyKeys } from './idempotency/prune-idempotency-keys.js';
 import type { PrismaClient } from './database.js';
 import { buildApp } from './http/app.js';
+import { outboxMetrics } from './outbox/outbox-metrics.js';
 import { pruneOutbox } from './outbox/prune-outbox.js';
 import { OutboxRelay } from './outbox/relay.js';
 import type { RouteContext } from './routes/route-context.js';
@@ -24,6 +25,8 @@ import type { RouteContext } from './routes/route-context.js';
 export interface ApiService {
   /** Where the HTTP server listens, e.g. http://127.0.0.1:3000. */
   url: string;
+  /** Prometheus metrics, on the internal port. */
+  metricsUrl: string;
   prisma: PrismaClient;
   outboxRelay: OutboxRelay;
   keyUsage: KeyUsageRecorder;
@@ -54,7 +57,8 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'api', logger });
   const rpc = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs });
   const publisher = new ConfirmedPublisher(broker, { name: 'api-publisher', setup: (channel) => declareExchanges(channel, names) });
-  const outboxRelay = new OutboxRelay(pool, publisher, names, logger, { pollIntervalMs: config.outboxPollMs });
+  const metrics = createMetricsRegistry('api');
+  const outboxRelay = new OutboxRelay(pool, publisher, names, logger, { pollIntervalMs: config.outboxPollMs, metrics: outboxMetrics(metrics, pool) });
   const pruning = retentionPruningOf(pool, logger, config);
 
   const presence = new ApiInstancePresence(rpc, logger, config.keyCacheTtlMs);
@@ -71,6 +75,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     dashboardTimeoutMs: config.dashboardRpcTimeoutMs,
   };
   const recentKeys = new RecentlyAuthenticatedKeys();
+  const readiness = brokerAndDatabaseChecks(broker, prisma);
   const app = buildApp({
     context: routeContext,
     logger,
@@ -80,13 +85,16 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
       api: failureRateLimit({ limit: config.authFailureLimit, admit: recentKeys.carriedBy }),
       dashboard: failureRateLimit({ limit: config.authFailureLimit }),
     },
-    readiness: brokerAndDatabaseChecks(broker, prisma),
+    readiness,
     isShuttingDown: () => lifecycle.isShuttingDown,
     trustProxy: config.trustProxy,
     publicBaseUrl: config.publicBaseUrl,
+    metrics,
   });
   const server: Server = app.listen(config.port);
   await once(server, 'listening');
+  // Metrics on a port of their own, beside the public one: they describe the service's load.
+  const operationsServer = await startHealthServer({ port: config.metricsPort, lifecycle, checks: readiness, metrics });
   outboxRelay.start();
   pruning.start();
   const { port } = server.address() as AddressInfo;
@@ -102,9 +110,11 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     { name: 'close broker', run: () => broker.close() },
     { name: 'close database', run: () => prisma.$disconnect() },
     { name: 'close database pool', run: () => pool.end() },
+    { name: 'close metrics server', run: () => closeServer(operationsServer) },
   ];
   return {
     url: `http://127.0.0.1:${port}`,
+    metricsUrl: `http://127.0.0.1:${(operationsServer.address() as AddressInfo).port}/metrics`,
     prisma,
     outboxRelay,
     keyUsage,

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Logger } from '@feedback/logging';
 import { Broker, RpcClient, RpcError, serveRpc, topologyNames } from '@feedback/messaging';
-import { Lifecycle, brokerAndDatabaseChecks, closeServer, startHealthServer } from '@feedback/service-runtime';
+import { Lifecycle, brokerAndDatabaseChecks, closeServer, createMetricsRegistry, startHealthServer } from '@feedback/service-runtime';
 import type { ShutdownStep } from '@feedback/service-runtime';
 import type { AuthorityConfig } from './config.js';
 import { connectAuthorityDatabase, migrateAuthorityDatabase } from './database.js';
@@ -83,6 +83,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
     port: config.healthPort,
     lifecycle,
     checks: brokerAndDatabaseChecks(broker, prisma),
+    metrics: createMetricsRegistry('authority'),
   });
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop answering rpc', run: () => rpc.stop() },

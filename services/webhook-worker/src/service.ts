@@ -7,11 +7,20 @@ import { AttemptMaker } from './deliveries/attempt-maker.js';
 import { AttemptStore } from './deliveries/attempt-store.js';
 import { FanOut } from './deliveries/fan-out.js';
 import { pruneDeliveries, pruneReceivedEvents } from './deliveries/prune-delivery-history.js';
+import { WebhookMetrics } from './deliveries/webhook-metrics.js';
 import { WebhookSender } from './outbound/webhook-sender.js';
 import { endpointCommands } from './endpoints/endpoint-commands.js';
 import { SecretBox } from './endpoints/signing-secrets.js';
 import { EndpointUrlPolicy } from './outbound/endpoint-url-policy.js';
-import { DEFAULT_SHUTDOWN_GRACE_MS, Lifecycle, brokerAndDatabaseChecks, closeServer, retentionPruning, startHealthServer } from '@feedback/service-runtime';
+import {
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  Lifecycle,
+  brokerAndDatabaseChecks,
+  closeServer,
+  createMetricsRegistry,
+  retentionPruning,
+  startHealthServer,
+} from '@feedback/service-runtime';
 import type { ShutdownStep } from '@feedback/service-runtime';
 import type { WorkerConfig } from './config.js';
 import { consumeDomainEvents } from './consumers/domain-events.js';
@@ -79,7 +88,11 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     extraCaFile: config.extraCaFile || undefined,
   });
   const store = new AttemptStore(pool, { recordGatherMs: config.recordGatherMs });
-  const attempts = new AttemptMaker({
+  const registry = createMetricsRegistry('webhook-worker');
+  // Read at each scrape, once the attempt maker below exists.
+  const metrics: WebhookMetrics = new WebhookMetrics(registry, () => attempts.slots);
+  const attempts: AttemptMaker = new AttemptMaker({
+    metrics,
     store,
     publisher,
     sender,
@@ -89,14 +102,15 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     concurrency: config.deliveryPrefetch,
     perEndpointConcurrency: config.perEndpointConcurrency,
   });
-  const deliveries = consumeDeliveries({ broker, store, attempts, publisher, queues, logger, prefetch: config.deliveryPrefetch });
-  const fanOut = new FanOut({ pool, publisher, queues, attempts });
+  const deliveries = consumeDeliveries({ broker, store, attempts, publisher, queues, logger, metrics, prefetch: config.deliveryPrefetch });
+  const fanOut = new FanOut({ pool, publisher, queues, attempts, metrics });
   const events = consumeDomainEvents({
     broker,
     names,
     prisma,
     logger,
     prefetch: config.eventPrefetch,
+    metrics,
     fanOut: (event, redelivered) => fanOut.take(event, redelivered),
   });
   const retentionDays = config.deliveryHistoryRetentionDays;
@@ -109,6 +123,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     port: config.healthPort,
     lifecycle,
     checks: brokerAndDatabaseChecks(broker, prisma),
+    metrics: registry,
   });
   pruning.start();
   const shutdownSteps = (): ShutdownStep[] => [

@@ -57,6 +57,7 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     BROKER_NAMESPACE: namespace,
     PORT: '0',
     HEALTH_PORT: '0',
+    METRICS_PORT: '0',
     RPC_TIMEOUT_MS: '1500',
     KEY_CHANGE_TIMEOUT_MS: '1000',
     OUTBOX_POLL_MS: '100',

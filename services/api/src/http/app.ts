@@ -1,5 +1,6 @@
 import express from 'express';
 import type { Express, RequestHandler } from 'express';
+import type { Registry } from 'prom-client';
 import type { Logger } from '@feedback/logging';
 import { healthRouter } from '@feedback/service-runtime';
 import type { ReadinessCheck } from '@feedback/service-runtime';
@@ -14,6 +15,7 @@ import { methodNotAllowed } from './method-not-allowed.js';
 import { refuseNulCharacters } from './refuse-nul-characters.js';
 import { requireJsonBody } from './require-json-body.js';
 import { requestContext } from './request-context.js';
+import { requestMetrics } from './request-metrics.js';
 
 export interface AppOptions {
   context: RouteContext;
@@ -28,6 +30,8 @@ export interface AppOptions {
   trustProxy: string;
   /** Base address customers call, for the OpenAPI document's server. */
   publicBaseUrl: string;
+  /** Where request counts and durations go; served on the internal metrics port, not here. */
+  metrics?: Registry;
 }
 
 export function buildApp(options: AppOptions): Express {
@@ -35,6 +39,7 @@ export function buildApp(options: AppOptions): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy);
   app.use(requestContext(options.logger));
+  if (options.metrics) app.use(requestMetrics(options.metrics));
   app.use(healthRouter(options.readiness, options.isShuttingDown));
   app.use(express.json({ limit: '256kb' }));
   app.use(requireJsonBody);

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '@feedback/logging';
 import type { ConfirmedPublisher, TopologyNames } from '@feedback/messaging';
+import type { OutboxMetrics } from './outbox-metrics.js';
 
 interface ClaimedEvent {
   position: string;
@@ -16,6 +17,7 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   /** Pause after a failed publish (broker down) before trying again. Default: 1000. */
   retryDelayMs?: number;
+  metrics?: OutboxMetrics;
 }
 
 /** Any number for the advisory lock, the same in every api instance. */
@@ -118,6 +120,7 @@ export class OutboxRelay {
         published = await this.publishBatch();
       } while (!this.stopped && (published === this.batchSize || this.wakeRequested));
     } catch (error) {
+      this.options.metrics?.failures.inc();
       this.logger.warn('outbox relay could not publish; events stay in the outbox', { error });
       next = this.options.retryDelayMs ?? 1000;
     }
@@ -146,6 +149,7 @@ export class OutboxRelay {
         rows.map((row) => this.publisher.publish(this.names.domainEvents, row.event_type, Buffer.from(row.payload), { messageId: row.event_id, mandatory: true })),
       );
       await client.query(markPublishedSql(rows.map((row) => row.position)));
+      this.options.metrics?.published.inc(rows.length);
       return rows.length;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -7,6 +7,7 @@ import type { Broker, Consumer, TopologyNames } from '@feedback/messaging';
 import type { PrismaClient } from '../database.js';
 import { ERASED_PAYLOAD } from '../deliveries/erased-payload.js';
 import type { FanOutResult } from '../deliveries/fan-out.js';
+import type { WebhookMetrics } from '../deliveries/webhook-metrics.js';
 
 /** The worker's queue takes every domain event; fan-out to endpoints decides who gets what. */
 async function declareDomainEventsQueue(channel: ConfirmChannel, names: TopologyNames): Promise<void> {
@@ -51,6 +52,7 @@ export function consumeDomainEvents(options: {
   prisma: PrismaClient;
   logger: Logger;
   prefetch: number;
+  metrics: WebhookMetrics;
   /** Called with each event, also a redelivered one (then `redelivered`): fan-out and first attempts (see FanOut). */
   fanOut: (event: DomainEvent, redelivered: boolean) => Promise<FanOutResult>;
 }): Consumer {
@@ -68,6 +70,7 @@ export function consumeDomainEvents(options: {
       const event = message as DomainEvent;
       // Also on a redelivery: deliveries not yet attempted are attempted.
       const { first, attempted } = await options.fanOut(event, raw.fields.redelivered);
+      options.metrics.events.inc({ outcome: first ? 'new' : 'duplicate' });
       options.logger.info(first ? 'event received' : 'duplicate event ignored', {
         eventId: event.id,
         event: event.event,

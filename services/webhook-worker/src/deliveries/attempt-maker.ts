@@ -9,6 +9,7 @@ import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } from '@feedback
 import type { SecretBox } from '../endpoints/signing-secrets.js';
 import type { WebhookSender } from '../outbound/webhook-sender.js';
 import type { AttemptStore, AttemptTarget } from './attempt-store.js';
+import type { WebhookMetrics } from './webhook-metrics.js';
 
 export interface AttemptMakerOptions {
   store: AttemptStore;
@@ -17,6 +18,7 @@ export interface AttemptMakerOptions {
   secrets: SecretBox;
   queues: WebhookQueueNames;
   logger: Logger;
+  metrics: WebhookMetrics;
   /** Attempts this worker makes at once, from both paths; more wait their turn. Default: 64. */
   concurrency?: number;
   /** Attempts one endpoint may take at once in one worker, so a slow endpoint holds back no other. Default: 8. */
@@ -84,6 +86,11 @@ export class AttemptMaker {
     return busy < Math.min(this.perEndpoint, STRUGGLING_PER_ENDPOINT) && this.strugglingBusy < this.strugglingShare;
   }
 
+  /** Attempts being made now, and waiting for a slot (for metrics). */
+  get slots(): { active: number; waiting: number } {
+    return { active: this.limit.activeCount, waiting: this.limit.pendingCount };
+  }
+
   /** Whether this endpoint's latest attempt here answered 2xx in good time. */
   isHealthy(endpointId: string): boolean {
     return !this.struggling.has(endpointId);
@@ -95,7 +102,7 @@ export class AttemptMaker {
    * it is confirmed by the broker.
    */
   async make(delivery: AttemptTarget, number: number, manual: boolean): Promise<void> {
-    const { store, logger } = this.options;
+    const { store, logger, metrics } = this.options;
     // Fields every line of this attempt carries; a plain object, not a child logger, which would
     // cost more than the attempt's own bookkeeping when the level drops the line anyway.
     const about = { deliveryId: delivery.id, endpointId: delivery.endpointId, attempt: number };
@@ -130,6 +137,7 @@ export class AttemptMaker {
       }
       if (made === 'withheld') {
         await store.withhold(delivery.id);
+        metrics.settled.inc({ status: 'withheld' });
         logger.info('delivery withheld: it names an erased user', about);
         return;
       }
@@ -150,6 +158,10 @@ export class AttemptMaker {
         status,
       });
       await this.followUp(status, delivery.id, number);
+      const outcome = delivered ? 'delivered' : 'failed';
+      metrics.attempts.inc({ outcome, kind: manual ? 'manual' : number === 1 ? 'first' : 'retry' });
+      metrics.attemptDuration.observe({ outcome }, result.durationMs / 1000);
+      if (status !== 'retrying') metrics.settled.inc({ status });
       if (delivered) {
         logger.info('delivered', { ...about, status: result.status, durationMs: result.durationMs });
       } else if (last) {

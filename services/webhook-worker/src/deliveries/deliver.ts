@@ -5,6 +5,7 @@ import { ATTEMPT_HEADER, MANUAL_HEADER, declareWebhookTopology, startConsumer } 
 import type { Broker, ConfirmedPublisher, Consumer, WebhookQueueNames } from '@feedback/messaging';
 import type { AttemptMaker } from './attempt-maker.js';
 import type { AttemptStore } from './attempt-store.js';
+import type { WebhookMetrics } from './webhook-metrics.js';
 
 export interface DeliverOptions {
   broker: Broker;
@@ -13,6 +14,7 @@ export interface DeliverOptions {
   publisher: ConfirmedPublisher;
   queues: WebhookQueueNames;
   logger: Logger;
+  metrics: WebhookMetrics;
   /** Attempts one worker takes from the deliver queue at once. Default: 64. */
   prefetch?: number;
 }
@@ -45,6 +47,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     if (!attempts.hasRoom(delivery.endpointId)) {
       // This endpoint has enough in flight here: the message waits a moment, without an attempt,
       // instead of holding a slot other endpoints' deliveries need.
+      options.metrics.throttled.inc();
       await options.publisher.sendToQueue(queues.throttle.queue, message, {
         messageId: delivery.id,
         headers: { [ATTEMPT_HEADER]: number, ...(manual ? { [MANUAL_HEADER]: true } : {}) },

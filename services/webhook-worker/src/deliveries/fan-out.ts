@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { DomainEvent } from '@feedback/contracts';
 import type { ConfirmedPublisher, WebhookQueueNames } from '@feedback/messaging';
 import { ATTEMPT_HEADER } from '@feedback/messaging';
+import type { WebhookMetrics } from './webhook-metrics.js';
 import type { AttemptMaker } from './attempt-maker.js';
 import { ATTEMPT_TARGET_COLUMNS, attemptTargetOf } from './attempt-store.js';
 import type { AttemptTarget } from './attempt-store.js';
@@ -13,6 +14,7 @@ export interface FanOutOptions {
   publisher: ConfirmedPublisher;
   queues: WebhookQueueNames;
   attempts: AttemptMaker;
+  metrics: WebhookMetrics;
   /** Most events one statement carries. Default: 200. */
   maxBatchSize?: number;
 }
@@ -99,6 +101,7 @@ export class FanOut {
         if (delivery.attempts === 0 && delivery.status === 'pending') {
           attempted += 1;
           if (attempts.isHealthy(delivery.endpointId) && attempts.hasRoom(delivery.endpointId)) return attempts.make(delivery, 1, false);
+          this.options.metrics.handedOff.inc();
           return publisher.sendToQueue(queues.deliver, { delivery_id: delivery.id }, { messageId: delivery.id, headers: { [ATTEMPT_HEADER]: 1 } });
         }
         // A first attempt recorded by a worker that lost this event before acknowledging it: what

@@ -1,0 +1,74 @@
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { Registry } from 'prom-client';
+
+export type AttemptKind = 'first' | 'retry' | 'manual';
+
+/**
+ * What the worker counts for operators (`/metrics` on its health port): events taken, attempts by
+ * outcome and kind with their durations, how deliveries settle, and the attempts in flight and
+ * waiting for a slot. Alert on a rising share of failed attempts, on attempts waiting, and on
+ * abandoned deliveries; the queues' own lengths come from RabbitMQ.
+ */
+export class WebhookMetrics {
+  readonly events: Counter<'outcome'>;
+  readonly attempts: Counter<'outcome' | 'kind'>;
+  readonly attemptDuration: Histogram<'outcome'>;
+  readonly settled: Counter<'status'>;
+  readonly handedOff: Counter;
+  readonly throttled: Counter;
+
+  constructor(registry: Registry, slots: () => { active: number; waiting: number }) {
+    const registers = [registry];
+    this.events = new Counter({
+      name: 'feedback_webhook_events_total',
+      help: 'Domain events taken for fan-out: new, or given again by the broker (duplicate)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.attempts = new Counter({
+      name: 'feedback_webhook_attempts_total',
+      help: 'Delivery attempts made, by outcome (delivered: 2xx; failed: anything else) and kind (first, retry, manual redelivery or Send test)',
+      labelNames: ['outcome', 'kind'],
+      registers,
+    });
+    this.attemptDuration = new Histogram({
+      name: 'feedback_webhook_attempt_duration_seconds',
+      help: 'Time from sending an attempt to its complete answer, or to its failure',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.settled = new Counter({
+      name: 'feedback_webhook_deliveries_settled_total',
+      help: 'Deliveries that reached a final status: delivered, abandoned (last attempt failed) or withheld (names an erased user)',
+      labelNames: ['status'],
+      registers,
+    });
+    this.handedOff = new Counter({
+      name: 'feedback_webhook_first_attempts_handed_off_total',
+      help: 'First attempts sent through the deliver queue because their endpoint was struggling or busy in this worker',
+      registers,
+    });
+    this.throttled = new Counter({
+      name: 'feedback_webhook_attempts_throttled_total',
+      help: 'Attempts put back for a second because their endpoint already had its share in flight',
+      registers,
+    });
+    new Gauge({
+      name: 'feedback_webhook_attempts_in_flight',
+      help: 'Attempts being made now in this worker (at most DELIVERY_PREFETCH)',
+      registers,
+      collect() {
+        this.set(slots().active);
+      },
+    });
+    new Gauge({
+      name: 'feedback_webhook_attempts_waiting',
+      help: 'Attempts waiting in this worker for one of its DELIVERY_PREFETCH slots',
+      registers,
+      collect() {
+        this.set(slots().waiting);
+      },
+    });
+  }
+}

@@ -1,0 +1,90 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
+import { call, createApp, signUpTeam } from './dashboard.js';
+import { startSystem } from './system.js';
+import type { RunningSystem } from './system.js';
+
+let system: RunningSystem;
+let token: string;
+let appId: number;
+let publicKey: string;
+let secretKey: string;
+const receivers: HttpsReceiver[] = [];
+const url = () => system.api.url;
+
+beforeAll(async () => {
+  system = await startSystem();
+  ({ token } = await signUpTeam(url(), 'pro'));
+  ({ appId, publicKey, secretKey } = await createApp(url(), token, 'Metrics app'));
+  await call(url(), 'PATCH', `/dashboard/v1/apps/${appId}/api-key`, { token, body: { full_access: true } });
+}, 60_000);
+
+afterAll(async () => {
+  for (const receiver of receivers) await receiver.close();
+  await system?.stop();
+});
+
+async function scrape(metricsUrl: string): Promise<string> {
+  const response = await fetch(metricsUrl);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('text/plain');
+  return response.text();
+}
+
+/** The value of one series, found by its name and every label given; undefined when absent. */
+function valueOf(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (Object.entries(labels).every(([label, value]) => line.includes(`${label}="${value}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return undefined;
+}
+
+const workerMetricsUrl = () => `http://127.0.0.1:${(system.worker.healthServer.address() as AddressInfo).port}/metrics`;
+
+describe('metrics', () => {
+  it('the worker counts attempts by outcome and kind, and how deliveries settle', async () => {
+    const healthy = await HttpsReceiver.start(testCertificates().trusted);
+    const failing = await HttpsReceiver.start(testCertificates().trusted);
+    receivers.push(healthy, failing);
+    failing.answer = () => ({ status: 500 });
+    for (const [name, target] of [['healthy', healthy], ['failing', failing]] as const) {
+      const created = await call(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks`, { token, body: { name, url: target.url(), events: ['suggestion.created'] } });
+      expect(created.status).toBe(201);
+    }
+    expect((await call(url(), 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title: 'Counted', user: { external_id: 'u-1' } } })).status).toBe(201);
+
+    // Six attempts to the failing endpoint (the schedule is milliseconds here), one to the healthy one.
+    const text = await eventually(async () => {
+      const scraped = await scrape(workerMetricsUrl());
+      return (valueOf(scraped, 'feedback_webhook_deliveries_settled_total', { status: 'abandoned' }) ?? 0) >= 1 ? scraped : undefined;
+    }, { what: 'the failing delivery abandoned' });
+    expect(valueOf(text, 'feedback_webhook_attempts_total', { outcome: 'delivered', kind: 'first' })).toBe(1);
+    expect(valueOf(text, 'feedback_webhook_attempts_total', { outcome: 'failed', kind: 'first' })).toBe(1);
+    expect(valueOf(text, 'feedback_webhook_attempts_total', { outcome: 'failed', kind: 'retry' })).toBe(5);
+    expect(valueOf(text, 'feedback_webhook_deliveries_settled_total', { status: 'delivered' })).toBe(1);
+    expect(valueOf(text, 'feedback_webhook_events_total', { outcome: 'new' })).toBeGreaterThanOrEqual(1);
+    expect(valueOf(text, 'feedback_webhook_attempt_duration_seconds_count', { outcome: 'failed' })).toBe(6);
+    expect(valueOf(text, 'feedback_webhook_attempts_in_flight')).toBe(0);
+    // The process itself, labelled with the service.
+    expect(valueOf(text, 'process_cpu_seconds_total', { service: 'webhook-worker' })).toBeGreaterThan(0);
+  });
+
+  it('the api times requests by route pattern on its internal port, counts published events and reads the outbox backlog; the public port serves no metrics', async () => {
+    const created = await call(url(), 'POST', '/api/v1/suggestions', { key: secretKey, body: { title: 'Timed', author: { external_id: 'u-2' } } });
+    expect(created.status).toBe(201);
+    expect((await call(url(), 'GET', '/api/v1/privacy/users/metrics-user-2', { key: secretKey })).status).toBe(200);
+    const text = await eventually(async () => {
+      const scraped = await scrape(system.api.metricsUrl);
+      return (valueOf(scraped, 'feedback_outbox_events_published_total') ?? 0) >= 1 ? scraped : undefined;
+    }, { what: 'the event published' });
+    expect(valueOf(text, 'feedback_http_request_duration_seconds_count', { surface: 'api', route: '/suggestions', method: 'POST', status: '201' })).toBe(1);
+    // The pattern, not the path as sent: one series however many users are looked up.
+    expect(valueOf(text, 'feedback_http_request_duration_seconds_count', { surface: 'api', route: '/privacy/users/:externalId', method: 'GET', status: '200' })).toBe(1);
+    expect(text).not.toContain('metrics-user-2');
+    expect(valueOf(text, 'feedback_outbox_unpublished_events')).toBeDefined();
+    expect(valueOf(text, 'feedback_outbox_oldest_unpublished_age_seconds')).toBeDefined();
+    expect((await fetch(`${url()}/metrics`)).status).toBe(404);
+  });
+});
