@@ -5,6 +5,7 @@ import { TcpProxy, createTestNamespace, deleteBrokerObjects, eventually } from '
 import amqplib from 'amqplib';
 import type { ConfirmChannel } from 'amqplib';
 import winston from 'winston';
+import { Registry } from 'prom-client';
 import { Broker, ConfirmedPublisher, RpcClient, RpcError, RpcTimeoutError, UnroutableMessageError, declareExchanges, serveRpc, startConsumer, topologyNames } from './index.js';
 
 const amqpUrl = process.env['TEST_AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -66,13 +67,15 @@ describe('messaging over a real broker', () => {
     }
   });
 
-  it('times out an RPC call that nobody answers, with a stable code', async () => {
+  it('times out an RPC call that nobody answers, with a stable code, and counts it as a timeout', async () => {
     const lonely = topologyNames(createTestNamespace());
-    const client = new RpcClient(broker, logger, { names: lonely, timeoutMs: 300 });
+    const metrics = new Registry();
+    const client = new RpcClient(broker, logger, { names: lonely, timeoutMs: 300, metrics });
     try {
       const call = client.call('authority.verifySecretKey', { key_hash: 'a'.repeat(64) });
       await expect(call).rejects.toBeInstanceOf(RpcTimeoutError);
       await expect(call).rejects.toMatchObject({ code: 'rpc_timeout' });
+      expect(await metrics.metrics()).toContain('feedback_rpc_call_duration_seconds_count{method="authority.verifySecretKey",outcome="timeout"} 1');
     } finally {
       await client.close();
     }

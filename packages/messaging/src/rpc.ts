@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChannelWrapper } from 'amqp-connection-manager';
+import { Histogram } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { ContractViolation, rpcMethods, rpcReplyContract } from '@feedback/contracts';
 import type { RpcMethod, RpcReply, RpcRequest, RpcResult } from '@feedback/contracts';
@@ -39,6 +41,22 @@ function serviceOf(method: string): string {
 
 export type RpcServer = Consumer;
 
+const RPC_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** How long RPC takes, by method and outcome (`ok`, the error code, or `timeout` for a caller). */
+function rpcDuration(registry: Registry, side: 'served' | 'call'): Histogram<'method' | 'outcome'> {
+  return new Histogram({
+    name: side === 'served' ? 'feedback_rpc_served_duration_seconds' : 'feedback_rpc_call_duration_seconds',
+    help:
+      side === 'served'
+        ? 'Time to answer an RPC request, by method and outcome (ok, or the error code answered)'
+        : 'Time an RPC call took, by method and outcome (ok, the error code answered, or timeout: no answer in time)',
+    labelNames: ['method', 'outcome'],
+    buckets: RPC_BUCKETS,
+    registers: [registry],
+  });
+}
+
 /**
  * Answers RPC for one service on its queue. Requests carry the method in the AMQP `type`
  * property; both request and result are validated against the method's contract.
@@ -52,10 +70,14 @@ export function serveRpc(
     handlers: RpcHandlers;
     /** Requests handled at once. Default: 20. */
     prefetch?: number;
+    /** Where answer times go, by method and outcome. */
+    metrics?: Registry;
   },
 ): RpcServer {
   const queue = options.names.rpcQueue(options.service);
+  const duration = options.metrics && rpcDuration(options.metrics, 'served');
   const answer = async (channel: ConfirmChannel, message: ConsumeMessage): Promise<void> => {
+    const started = process.hrtime.bigint();
     const method = message.properties.type as string;
     const log = logger.child({ rpc: method, correlationId: message.properties.correlationId });
     let reply: RpcReply;
@@ -77,6 +99,9 @@ export function serveRpc(
         reply = { ok: false, error: { code: 'internal_error', message: 'The service failed to answer.' } };
       }
     }
+    // A method this service does not serve is one series, not one per name a caller sent.
+    const known = method in options.handlers;
+    duration?.observe({ method: known ? method : 'unknown', outcome: reply.ok ? 'ok' : reply.error.code }, Number(process.hrtime.bigint() - started) / 1e9);
     try {
       if (message.properties.replyTo) {
         channel.sendToQueue(message.properties.replyTo as string, Buffer.from(JSON.stringify(reply)), {
@@ -110,6 +135,7 @@ interface Pending {
 export class RpcClient {
   private readonly pending = new Map<string, Pending>();
   private readonly channel: ChannelWrapper;
+  private readonly duration: Histogram<'method' | 'outcome'> | undefined;
 
   constructor(
     broker: Broker,
@@ -118,8 +144,11 @@ export class RpcClient {
       names: TopologyNames;
       /** Default time limit of a call. Default: 5000. */
       timeoutMs?: number;
+      /** Where call times go, by method and outcome. */
+      metrics?: Registry;
     },
   ) {
+    this.duration = options.metrics && rpcDuration(options.metrics, 'call');
     // Direct reply-to needs the reply consumer on the very channel that publishes.
     this.channel = broker.channel('rpc-client', async (channel) => {
       await channel.consume(DIRECT_REPLY_TO, (message) => message && this.onReply(message), { noAck: true });
@@ -143,6 +172,7 @@ export class RpcClient {
   async call<M extends RpcMethod>(method: M, request: RpcRequest<M>, options: { timeoutMs?: number } = {}): Promise<RpcResult<M>> {
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? 5000;
     rpcMethods[method].request.parse(request); // a bad request fails here, naming the field
+    const timer = this.duration?.startTimer({ method });
     const correlationId = randomUUID();
     const reply = new Promise<RpcReply>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -162,7 +192,14 @@ export class RpcClient {
         timeout: timeoutMs,
       })
       .catch(() => undefined); // a publish that fails surfaces as the call's timeout
-    const outcome = await reply;
+    let outcome: RpcReply;
+    try {
+      outcome = await reply;
+    } catch (error) {
+      timer?.({ outcome: 'timeout' });
+      throw error;
+    }
+    timer?.({ outcome: outcome.ok ? 'ok' : outcome.error.code });
     if (!outcome.ok) throw new RpcError(outcome.error.code, outcome.error.message);
     return rpcMethods[method].result.parse(outcome.result) as RpcResult<M>;
   }

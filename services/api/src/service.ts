@@ -55,9 +55,9 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const { prisma, pool } = connectApiDatabase(config.databaseUrl, logger);
   const names = topologyNames(config.brokerNamespace);
   const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'api', logger });
-  const rpc = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs });
-  const publisher = new ConfirmedPublisher(broker, { name: 'api-publisher', setup: (channel) => declareExchanges(channel, names) });
   const metrics = createMetricsRegistry('api');
+  const rpc = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs, metrics });
+  const publisher = new ConfirmedPublisher(broker, { name: 'api-publisher', setup: (channel) => declareExchanges(channel, names) });
   const outboxRelay = new OutboxRelay(pool, publisher, names, logger, { pollIntervalMs: config.outboxPollMs, metrics: outboxMetrics(metrics, pool) });
   const pruning = retentionPruningOf(pool, logger, config);
 

@@ -38,7 +38,8 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   const members = memberCommands(prisma, signer);
   const keys = keyCommands(prisma, notifier);
   // The authority's own calls: the webhook worker counts a team's endpoints before a plan change.
-  const rpcClient = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs });
+  const metrics = createMetricsRegistry('authority');
+  const rpcClient = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs, metrics });
   const changePlan = changePlanCommand(prisma, notifier, async (teamId) => {
     const { count } = await rpcClient.call('webhook-worker.countTeamEndpoints', { team_id: teamId });
     return count;
@@ -46,6 +47,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   const rpc = serveRpc(broker, logger, {
     service: 'authority',
     names,
+    metrics,
     handlers: {
       'authority.verifySecretKey': verifySecretKey(prisma),
       'authority.signUp': members.signUp,
@@ -83,7 +85,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
     port: config.healthPort,
     lifecycle,
     checks: brokerAndDatabaseChecks(broker, prisma),
-    metrics: createMetricsRegistry('authority'),
+    metrics,
   });
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop answering rpc', run: () => rpc.stop() },

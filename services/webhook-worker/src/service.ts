@@ -51,7 +51,8 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const secrets = new SecretBox(config.signingSecretEncryptionKey);
   const urlPolicy = new EndpointUrlPolicy(config.allowedPrivateHosts);
   // The worker's one call out: a team's plan as it is now, when an endpoint is created.
-  const authority = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs });
+  const registry = createMetricsRegistry('webhook-worker');
+  const authority = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs, metrics: registry });
   const currentPlan = async (teamId: string) => {
     try {
       return (await authority.call('authority.teamPlan', { team_id: teamId })).plan;
@@ -68,6 +69,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const rpc = serveRpc(broker, logger, {
     service: 'webhook-worker',
     names,
+    metrics: registry,
     handlers: {
       'webhook-worker.createEndpoint': endpoints.create,
       'webhook-worker.listEndpoints': endpoints.list,
@@ -88,7 +90,6 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     extraCaFile: config.extraCaFile || undefined,
   });
   const store = new AttemptStore(pool, { recordGatherMs: config.recordGatherMs });
-  const registry = createMetricsRegistry('webhook-worker');
   // Read at each scrape, once the attempt maker below exists.
   const metrics: WebhookMetrics = new WebhookMetrics(registry, () => attempts.slots);
   const attempts: AttemptMaker = new AttemptMaker({

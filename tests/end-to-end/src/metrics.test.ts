@@ -67,6 +67,9 @@ describe('metrics', () => {
     expect(valueOf(text, 'feedback_webhook_events_total', { outcome: 'new' })).toBeGreaterThanOrEqual(1);
     expect(valueOf(text, 'feedback_webhook_attempt_duration_seconds_count', { outcome: 'failed' })).toBe(6);
     expect(valueOf(text, 'feedback_webhook_attempts_in_flight')).toBe(0);
+    // Its RPC, both ways: the endpoints created, and the team's plan asked of the authority for each.
+    expect(valueOf(text, 'feedback_rpc_served_duration_seconds_count', { method: 'webhook-worker.createEndpoint', outcome: 'ok' })).toBe(2);
+    expect(valueOf(text, 'feedback_rpc_call_duration_seconds_count', { method: 'authority.teamPlan', outcome: 'ok' })).toBe(2);
     // The process itself, labelled with the service.
     expect(valueOf(text, 'process_cpu_seconds_total', { service: 'webhook-worker' })).toBeGreaterThan(0);
   });
@@ -86,5 +89,10 @@ describe('metrics', () => {
     expect(valueOf(text, 'feedback_outbox_unpublished_events')).toBeDefined();
     expect(valueOf(text, 'feedback_outbox_oldest_unpublished_age_seconds')).toBeDefined();
     expect((await fetch(`${url()}/metrics`)).status).toBe(404);
+    // The key was verified by the authority once: a call from the api, answered there.
+    expect(valueOf(text, 'feedback_rpc_call_duration_seconds_count', { method: 'authority.verifySecretKey', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    const authority = await scrape(`http://127.0.0.1:${(system.authority.healthServer.address() as AddressInfo).port}/metrics`);
+    expect(valueOf(authority, 'feedback_rpc_served_duration_seconds_count', { method: 'authority.verifySecretKey', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(valueOf(authority, 'process_cpu_seconds_total', { service: 'authority' })).toBeGreaterThan(0);
   });
 });
