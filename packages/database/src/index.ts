@@ -2,3 +2,4 @@ export { runMigrations, MigrationError } from './migrations.js';
 export type { MigrationOptions } from './migrations.js';
 export { createPool, createPrismaAdapter } from './prisma-adapter.js';
 export type { PoolOptions } from './prisma-adapter.js';
+export { deleteInBatches } from './delete-in-batches.js';

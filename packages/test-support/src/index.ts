@@ -1,7 +1,7 @@
 export { resolveTestInfrastructure } from './infrastructure.js';
 export type { TestInfrastructure } from './infrastructure.js';
-export { createTestDatabase, createTestNamespace, deleteBrokerObjects, uniqueSuffix } from './isolation.js';
-export type { TestDatabase } from './isolation.js';
+export { createMigratedTestDatabase, createTestDatabase, createTestNamespace, deleteBrokerObjects, uniqueSuffix } from './isolation.js';
+export type { MigratedTestDatabase, TestDatabase } from './isolation.js';
 export { TcpProxy } from './tcp-proxy.js';
 export { eventually } from './eventually.js';
 export { HttpsReceiver, testCertificates } from './https-receiver.js';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import amqplib from 'amqplib';
 import pg from 'pg';
+import { resolveTestInfrastructure } from './infrastructure.js';
 
 /** A database of its own for one test file; `drop()` removes it with everything in it. */
 export interface TestDatabase {
@@ -59,4 +60,28 @@ export async function deleteBrokerObjects(amqpUrl: string, objects: { queues: st
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * A database of its own for one test file, on the resolved infrastructure, migrated by `migrate`
+ * and with a pool on it; `drop()` ends the pool and removes the database (and any container).
+ */
+export interface MigratedTestDatabase extends TestDatabase {
+  pool: pg.Pool;
+}
+
+export async function createMigratedTestDatabase(migrate: (url: string) => Promise<void>): Promise<MigratedTestDatabase> {
+  const infrastructure = await resolveTestInfrastructure();
+  const database = await createTestDatabase(infrastructure.postgresUrl);
+  await migrate(database.url);
+  const pool = new pg.Pool({ connectionString: database.url });
+  return {
+    url: database.url,
+    pool,
+    async drop() {
+      await pool.end();
+      await database.drop();
+      await infrastructure.stop();
+    },
+  };
 }

@@ -1,29 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
-import { createTestDatabase, resolveTestInfrastructure } from '@feedback/test-support';
-import type { TestDatabase, TestInfrastructure } from '@feedback/test-support';
-import pg from 'pg';
+import { createMigratedTestDatabase } from '@feedback/test-support';
+import type { MigratedTestDatabase } from '@feedback/test-support';
+import type pg from 'pg';
 import winston from 'winston';
 import { migrateApiDatabase } from '../database.js';
 import { ERASED_REQUEST_HASH } from './idempotent.js';
 import { pruneIdempotencyKeys } from './prune-idempotency-keys.js';
 
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
-let infrastructure: TestInfrastructure;
-let database: TestDatabase;
+let database: MigratedTestDatabase;
 let pool: pg.Pool;
 
 beforeAll(async () => {
-  infrastructure = await resolveTestInfrastructure();
-  database = await createTestDatabase(infrastructure.postgresUrl);
-  await migrateApiDatabase(database.url, logger);
-  pool = new pg.Pool({ connectionString: database.url });
+  database = await createMigratedTestDatabase((url) => migrateApiDatabase(url, logger));
+  pool = database.pool;
 }, 60_000);
 
 afterAll(async () => {
-  await pool?.end();
   await database?.drop();
-  await infrastructure?.stop();
 });
 
 /** Stores an answered key, made that many hours ago. */

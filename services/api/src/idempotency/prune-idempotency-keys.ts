@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { deleteInBatches } from '@feedback/database';
 
 export interface IdempotencyKeyPruneOptions {
   /** How long a key and its answer are kept. */
@@ -13,21 +14,19 @@ export interface IdempotencyKeyPruneOptions {
  * Deletes Idempotency-Keys older than the retention, with the answers they replay (which name end
  * users): after it, the same key is a new request. A tombstone that erasure left goes a
  * retention after the erasure (which restarts its clock). A key is claimed and answered in one
- * transaction, so every key seen here is answered.
- * Answers how many keys.
+ * transaction, so every key seen here is answered. Answers how many keys.
  */
-export async function pruneIdempotencyKeys(pool: pg.Pool, options: IdempotencyKeyPruneOptions): Promise<number> {
-  const batchSize = options.batchSize ?? 10_000;
-  let deleted = 0;
-  for (;;) {
-    const { rowCount } = await pool.query(
-      `DELETE FROM api.idempotency_records WHERE (app_id, key) IN (
-         SELECT app_id, key FROM api.idempotency_records
-         WHERE created_at < now() - make_interval(hours => $1)
-         ORDER BY created_at LIMIT $2)`,
-      [options.retentionHours, batchSize],
-    );
-    deleted += rowCount ?? 0;
-    if ((rowCount ?? 0) < batchSize || options.signal?.aborted) return deleted;
-  }
+export function pruneIdempotencyKeys(pool: pg.Pool, options: IdempotencyKeyPruneOptions): Promise<number> {
+  return deleteInBatches(
+    pool,
+    {
+      text: `DELETE FROM api.idempotency_records WHERE (app_id, key) IN (
+               SELECT app_id, key FROM api.idempotency_records
+               WHERE created_at < now() - make_interval(hours => $1)
+               ORDER BY created_at LIMIT $2)`,
+      values: [options.retentionHours],
+    },
+    options.batchSize ?? 10_000,
+    options.signal,
+  );
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { deleteInBatches } from '@feedback/database';
 
 export interface OutboxPruneOptions {
   /** How long a published event stays in the outbox. */
@@ -16,7 +17,6 @@ export interface OutboxPruneOptions {
  */
 export async function pruneOutbox(pool: pg.Pool, options: OutboxPruneOptions): Promise<number> {
   const hours = options.retentionHours;
-  const batchSize = options.batchSize ?? 10_000;
   // Events are published in position order, so the old ones come first: the scan stops at the
   // first event that is recent or unpublished, and reads only what it is about to delete.
   const { rows } = await pool.query<{ boundary: string | null }>(
@@ -29,18 +29,18 @@ export async function pruneOutbox(pool: pg.Pool, options: OutboxPruneOptions): P
   );
   const boundary = rows[0]?.boundary;
   if (boundary === null || boundary === undefined) return 0;
-  let deleted = 0;
-  for (;;) {
-    // The age is checked again row by row: an event committed since the boundary was found,
-    // with a lower position, is unpublished and stays.
-    const { rowCount } = await pool.query(
-      `DELETE FROM api.outbox_events WHERE position IN (
-         SELECT position FROM api.outbox_events
-         WHERE position < $1 AND published_at < now() - make_interval(hours => $2)
-         ORDER BY position LIMIT $3)`,
-      [boundary, hours, batchSize],
-    );
-    deleted += rowCount ?? 0;
-    if ((rowCount ?? 0) < batchSize || options.signal?.aborted) return deleted;
-  }
+  // The age is checked again row by row: an event committed since the boundary was found, with a
+  // lower position, is unpublished and stays.
+  return deleteInBatches(
+    pool,
+    {
+      text: `DELETE FROM api.outbox_events WHERE position IN (
+               SELECT position FROM api.outbox_events
+               WHERE position < $1 AND published_at < now() - make_interval(hours => $2)
+               ORDER BY position LIMIT $3)`,
+      values: [boundary, hours],
+    },
+    options.batchSize ?? 10_000,
+    options.signal,
+  );
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { deleteInBatches } from '@feedback/database';
 
 export interface DeliveryHistoryPruneOptions {
   /** How long a settled delivery's history is kept after its last change. */
@@ -16,34 +17,33 @@ export interface DeliveryHistoryPruneOptions {
  * kept, however old. Each endpoint's oldest deliveries are found through its (endpoint, created)
  * index, so the hot table needs no index of its own for this. Answers how many deliveries.
  */
-export async function pruneDeliveries(pool: pg.Pool, options: DeliveryHistoryPruneOptions): Promise<number> {
-  const batchSize = options.batchSize ?? 1000;
-  let deleted = 0;
-  for (;;) {
-    const { rowCount } = await pool.query(
-      `WITH settled AS (
-         SELECT d.id FROM webhooks.webhook_endpoints e
-         CROSS JOIN LATERAL (
-           SELECT id FROM webhooks.deliveries
-           WHERE endpoint_id = e.id
-             AND created_at < now() - make_interval(days => $1)
-             AND updated_at < now() - make_interval(days => $1)
-             AND status IN ('delivered', 'abandoned', 'withheld')
-           ORDER BY created_at
-           LIMIT $2) d
-         LIMIT $2)
-       -- Checked again on the row deleted: a redelivery by hand may have marked it pending
-       -- meanwhile (it holds the row locked while it queues the attempt; the delete waits, then
-       -- sees the row as committed).
-       DELETE FROM webhooks.deliveries d USING settled s
-       WHERE d.id = s.id
-         AND d.updated_at < now() - make_interval(days => $1)
-         AND d.status IN ('delivered', 'abandoned', 'withheld')`,
-      [options.retentionDays, batchSize],
-    );
-    deleted += rowCount ?? 0;
-    if ((rowCount ?? 0) < batchSize || options.signal?.aborted) return deleted;
-  }
+export function pruneDeliveries(pool: pg.Pool, options: DeliveryHistoryPruneOptions): Promise<number> {
+  return deleteInBatches(
+    pool,
+    {
+      text: `WITH settled AS (
+               SELECT d.id FROM webhooks.webhook_endpoints e
+               CROSS JOIN LATERAL (
+                 SELECT id FROM webhooks.deliveries
+                 WHERE endpoint_id = e.id
+                   AND created_at < now() - make_interval(days => $1)
+                   AND updated_at < now() - make_interval(days => $1)
+                   AND status IN ('delivered', 'abandoned', 'withheld')
+                 ORDER BY created_at
+                 LIMIT $2) d
+               LIMIT $2)
+             -- Checked again on the row deleted: a redelivery by hand may have marked it pending
+             -- meanwhile (it holds the row locked while it queues the attempt; the delete waits,
+             -- then sees the row as committed).
+             DELETE FROM webhooks.deliveries d USING settled s
+             WHERE d.id = s.id
+               AND d.updated_at < now() - make_interval(days => $1)
+               AND d.status IN ('delivered', 'abandoned', 'withheld')`,
+      values: [options.retentionDays],
+    },
+    options.batchSize ?? 1000,
+    options.signal,
+  );
 }
 
 /**
@@ -54,18 +54,17 @@ export async function pruneDeliveries(pool: pg.Pool, options: DeliveryHistoryPru
  * kept is not made twice (the deliveries' (event, endpoint) key), but an endpoint created since,
  * or one whose delivery was pruned too, gets it. Answers how many events.
  */
-export async function pruneReceivedEvents(pool: pg.Pool, options: DeliveryHistoryPruneOptions): Promise<number> {
-  const batchSize = options.batchSize ?? 10_000;
-  let deleted = 0;
-  for (;;) {
-    const { rowCount } = await pool.query(
-      `DELETE FROM webhooks.received_events WHERE event_id IN (
-         SELECT event_id FROM webhooks.received_events
-         WHERE received_at < now() - make_interval(days => $1)
-         ORDER BY received_at LIMIT $2)`,
-      [options.retentionDays, batchSize],
-    );
-    deleted += rowCount ?? 0;
-    if ((rowCount ?? 0) < batchSize || options.signal?.aborted) return deleted;
-  }
+export function pruneReceivedEvents(pool: pg.Pool, options: DeliveryHistoryPruneOptions): Promise<number> {
+  return deleteInBatches(
+    pool,
+    {
+      text: `DELETE FROM webhooks.received_events WHERE event_id IN (
+               SELECT event_id FROM webhooks.received_events
+               WHERE received_at < now() - make_interval(days => $1)
+               ORDER BY received_at LIMIT $2)`,
+      values: [options.retentionDays],
+    },
+    options.batchSize ?? 10_000,
+    options.signal,
+  );
 }
