@@ -67,6 +67,9 @@ describe('metrics', () => {
     expect(valueOf(text, 'feedback_webhook_events_total', { outcome: 'new' })).toBeGreaterThanOrEqual(1);
     expect(valueOf(text, 'feedback_webhook_attempt_duration_seconds_count', { outcome: 'failed' })).toBe(6);
     expect(valueOf(text, 'feedback_webhook_attempts_in_flight')).toBe(0);
+    // From the event to the healthy endpoint's answer: one observation, well under the test's own time.
+    expect(valueOf(text, 'feedback_webhook_event_to_delivery_seconds_count')).toBe(1);
+    expect(valueOf(text, 'feedback_webhook_event_to_delivery_seconds_bucket', { le: '10' })).toBe(1);
     // Its RPC, both ways: the endpoints created, and the team's plan asked of the authority for each.
     expect(valueOf(text, 'feedback_rpc_served_duration_seconds_count', { method: 'webhook-worker.createEndpoint', outcome: 'ok' })).toBe(2);
     expect(valueOf(text, 'feedback_rpc_call_duration_seconds_count', { method: 'authority.teamPlan', outcome: 'ok' })).toBe(2);

@@ -162,6 +162,9 @@ export class AttemptMaker {
       metrics.attempts.inc({ outcome, kind: manual ? 'manual' : number === 1 ? 'first' : 'retry' });
       metrics.attemptDuration.observe({ outcome }, result.durationMs / 1000);
       if (status !== 'retrying') metrics.settled.inc({ status });
+      if (delivered && delivery.eventCreatedAt !== undefined) {
+        metrics.eventToDelivery.observe((startedAt.getTime() + result.durationMs - Date.parse(delivery.eventCreatedAt)) / 1000);
+      }
       if (delivered) {
         logger.info('delivered', { ...about, status: result.status, durationMs: result.durationMs });
       } else if (last) {

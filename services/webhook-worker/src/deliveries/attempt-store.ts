@@ -16,6 +16,8 @@ export interface AttemptTarget {
   secretEncrypted: string;
   /** The envelope names an end user who has since been erased: it must not be sent. */
   namesErasedUser: boolean;
+  /** The event's `created_at`, when fan-out hands the first attempt over itself (for metrics). */
+  eventCreatedAt?: string;
 }
 
 /** What may have changed while an attempt waited for its slot: a rotation, a new URL, an erasure. */

@@ -121,18 +121,18 @@ export class FanOut {
       // The ids again as an array, which the planner sizes right: it looks them up in the index.
       unique.map((event) => event.id),
     ] });
-    const byEvent = new Map<string, EventDeliveries>(unique.map((event) => [event.id, { first: false, deliveries: [] }]));
+    const byEvent = new Map(unique.map((event) => [event.id, { event, answer: { first: false, deliveries: [] as AttemptTarget[] } }]));
     for (const row of rows) {
-      const entry = byEvent.get(row.event_id)!;
-      if (row.id === null) entry.first = true;
-      else entry.deliveries.push(attemptTargetOf(row));
+      const { event, answer } = byEvent.get(row.event_id)!;
+      if (row.id === null) answer.first = true;
+      else answer.deliveries.push({ ...attemptTargetOf(row), eventCreatedAt: event.created_at });
     }
     const answered = new Set<string>();
     return events.map((event) => {
       // Only one of two copies in a batch attempts the deliveries and counts as first.
       if (answered.has(event.id)) return { first: false, deliveries: [] };
       answered.add(event.id);
-      return byEvent.get(event.id)!;
+      return byEvent.get(event.id)!.answer;
     });
   }
 }

@@ -13,6 +13,7 @@ export class WebhookMetrics {
   readonly events: Counter<'outcome'>;
   readonly attempts: Counter<'outcome' | 'kind'>;
   readonly attemptDuration: Histogram<'outcome'>;
+  readonly eventToDelivery: Histogram;
   readonly settled: Counter<'status'>;
   readonly handedOff: Counter;
   readonly throttled: Counter;
@@ -36,6 +37,12 @@ export class WebhookMetrics {
       help: 'Time from sending an attempt to its complete answer, or to its failure',
       labelNames: ['outcome'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.eventToDelivery = new Histogram({
+      name: 'feedback_webhook_event_to_delivery_seconds',
+      help: "Time from an event's created_at (the api's clock) to the 2xx answer of a first attempt made at fan-out: what a receiver waits",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
     this.settled = new Counter({
