@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import amqplib from 'amqplib';
 import pg from 'pg';
 import { resolveTestInfrastructure } from './infrastructure.js';
+import type { TestInfrastructure } from './infrastructure.js';
 
 /** A database of its own for one test file; `drop()` removes it with everything in it. */
 export interface TestDatabase {
@@ -70,18 +71,29 @@ export interface MigratedTestDatabase extends TestDatabase {
   pool: pg.Pool;
 }
 
-export async function createMigratedTestDatabase(migrate: (url: string) => Promise<void>): Promise<MigratedTestDatabase> {
-  const infrastructure = await resolveTestInfrastructure();
+export async function createMigratedTestDatabase(
+  migrate: (url: string) => Promise<void>,
+  /** Infrastructure the test resolved itself (it needs the broker too): used, and left running. */
+  given?: TestInfrastructure,
+): Promise<MigratedTestDatabase> {
+  const infrastructure = given ?? (await resolveTestInfrastructure());
   const database = await createTestDatabase(infrastructure.postgresUrl);
   await migrate(database.url);
   const pool = new pg.Pool({ connectionString: database.url });
+  // pool.end() does not wait for each connection to close, so dropping the database (WITH FORCE)
+  // may end one the pool still holds: no fault of the test. Before that, an error is one.
+  let dropping = false;
+  pool.on('error', (error) => {
+    if (!dropping) throw error;
+  });
   return {
     url: database.url,
     pool,
     async drop() {
+      dropping = true;
       await pool.end();
       await database.drop();
-      await infrastructure.stop();
+      if (!given) await infrastructure.stop();
     },
   };
 }

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
 import { Broker, ConfirmedPublisher, declareExchanges, topologyNames } from '@feedback/messaging';
-import { createTestDatabase, createTestNamespace, deleteBrokerObjects, resolveTestInfrastructure } from '@feedback/test-support';
-import type { TestDatabase, TestInfrastructure } from '@feedback/test-support';
+import { createMigratedTestDatabase, createTestNamespace, deleteBrokerObjects, resolveTestInfrastructure } from '@feedback/test-support';
+import type { MigratedTestDatabase, TestInfrastructure } from '@feedback/test-support';
 import amqplib from 'amqplib';
-import pg from 'pg';
+import type pg from 'pg';
 import winston from 'winston';
 import { migrateApiDatabase } from '../database.js';
 import { OutboxRelay } from './relay.js';
@@ -14,16 +14,15 @@ const logger = createLogger({ service: 'test', transports: [new winston.transpor
 const names = topologyNames(createTestNamespace());
 const queue = `${names.namespace}worker-stand-in`;
 let infrastructure: TestInfrastructure;
-let database: TestDatabase;
+let database: MigratedTestDatabase;
 let pool: pg.Pool;
 let broker: Broker;
 let publisher: ConfirmedPublisher;
 
 beforeAll(async () => {
   infrastructure = await resolveTestInfrastructure();
-  database = await createTestDatabase(infrastructure.postgresUrl);
-  await migrateApiDatabase(database.url, logger);
-  pool = new pg.Pool({ connectionString: database.url });
+  database = await createMigratedTestDatabase((url) => migrateApiDatabase(url, logger), infrastructure);
+  pool = database.pool;
   broker = Broker.connect({ url: infrastructure.amqpUrl, connectionName: 'relay-test', logger });
   await broker.waitUntilConnected(5000);
   publisher = new ConfirmedPublisher(broker, { name: 'relay-test', setup: (channel) => declareExchanges(channel, names) });
@@ -33,7 +32,6 @@ afterAll(async () => {
   await publisher?.close();
   await broker?.close();
   await deleteBrokerObjects(infrastructure.amqpUrl, { queues: [queue], exchanges: [names.domainEvents, names.authorityEvents] });
-  await pool?.end();
   await database?.drop();
   await infrastructure?.stop();
 });
