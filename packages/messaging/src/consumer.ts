@@ -1,4 +1,6 @@
 import type { ChannelWrapper } from 'amqp-connection-manager';
+import { Counter } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { ContractViolation } from '@feedback/contracts';
 import type { Contract } from '@feedback/contracts';
@@ -25,6 +27,25 @@ export interface ConsumerOptions<T> {
   handle(body: T, message: ConsumeMessage): Promise<void>;
   /** Pause before requeueing after a handler error, so a failing dependency is not hammered. Default: 1000. */
   requeueDelayMs?: number;
+  /** Where messages are counted by queue and outcome (ack, requeue, reject). */
+  metrics?: Registry;
+}
+
+/**
+ * One counter per registry for every consumer of a service: a requeue count that keeps rising is a
+ * message that keeps failing (or a dependency away); rejects are messages dropped as broken.
+ */
+function handledCounter(registry: Registry): Counter<'queue' | 'outcome'> {
+  const name = 'feedback_messages_handled_total';
+  return (
+    (registry.getSingleMetric(name) as Counter<'queue' | 'outcome'> | undefined) ??
+    new Counter({
+      name,
+      help: 'Messages consumed, by queue and outcome: ack (handled), requeue (handler failed; delivered again), reject (broke its contract, or cannot succeed)',
+      labelNames: ['queue', 'outcome'],
+      registers: [registry],
+    })
+  );
 }
 
 export interface Consumer {
@@ -73,8 +94,10 @@ export function consumeQueue(
 }
 
 export function startConsumer<T>(broker: Broker, logger: Logger, options: ConsumerOptions<T>): Consumer {
+  const handled = options.metrics && handledCounter(options.metrics);
   // Acks go to the channel that delivered the message: after a reconnect its tags mean nothing.
   const settle = (channel: ConfirmChannel, message: ConsumeMessage, outcome: 'ack' | 'reject' | 'requeue') => {
+    handled?.inc({ queue: options.queue, outcome });
     try {
       if (outcome === 'ack') channel.ack(message);
       else channel.nack(message, false, outcome === 'requeue');

@@ -217,7 +217,7 @@ describe('messaging over a real broker', () => {
       await consumer.stop();
     }
   });
-  it('redelivers a message its handler fails on, and logs it as an error once it keeps failing', async () => {
+  it('redelivers a message its handler fails on, logs it as an error once it keeps failing, and counts each requeue', async () => {
     const lines: Array<{ level: string; message: string; deliveries?: number }> = [];
     const sink = new winston.transports.Console({ level: 'debug' });
     sink.log = (info: Record<string, unknown>, next: () => void) => {
@@ -225,11 +225,13 @@ describe('messaging over a real broker', () => {
       next();
     };
     let calls = 0;
+    const metrics = new Registry();
     const consumer = startConsumer(broker, createLogger({ service: 'test', level: 'debug', transports: [sink] }), {
       queue,
       setup: setupProbe,
       contract: probeContract,
       requeueDelayMs: 5,
+      metrics,
       handle: async () => {
         calls += 1;
         if (calls <= 10) throw new Error('the database is away');
@@ -244,6 +246,9 @@ describe('messaging over a real broker', () => {
         ...Array.from({ length: 9 }, (_, n) => ['warn', n + 1]),
         ['error', 10],
       ]);
+      const counted = await metrics.metrics();
+      expect(counted).toContain(`feedback_messages_handled_total{queue="${queue}",outcome="requeue"} 10`);
+      await eventually(async () => ((await metrics.metrics()).includes(`feedback_messages_handled_total{queue="${queue}",outcome="ack"} 1`) ? true : undefined), { what: 'the ack counted' });
     } finally {
       await publisher.close();
       await consumer.stop();

@@ -79,7 +79,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
       'authority.unregisterApiInstance': leases.unregister,
     },
   });
-  const usage = consumeKeyUsage(broker, names, prisma, logger);
+  const usage = consumeKeyUsage(broker, names, prisma, logger, metrics);
   const lifecycle = new Lifecycle(logger);
   const healthServer = await startHealthServer({
     port: config.healthPort,

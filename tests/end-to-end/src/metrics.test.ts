@@ -73,6 +73,9 @@ describe('metrics', () => {
     // Its RPC, both ways: the endpoints created, and the team's plan asked of the authority for each.
     expect(valueOf(text, 'feedback_rpc_served_duration_seconds_count', { method: 'webhook-worker.createEndpoint', outcome: 'ok' })).toBe(2);
     expect(valueOf(text, 'feedback_rpc_call_duration_seconds_count', { method: 'authority.teamPlan', outcome: 'ok' })).toBe(2);
+    // Its consumers: the event, and the five retries that came back through the deliver queue, acknowledged.
+    expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhook-worker\.domain-events",outcome="ack",service="webhook-worker"\} 1/);
+    expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhooks\.deliver",outcome="ack",service="webhook-worker"\} 5/);
     // The process itself, labelled with the service.
     expect(valueOf(text, 'process_cpu_seconds_total', { service: 'webhook-worker' })).toBeGreaterThan(0);
   });

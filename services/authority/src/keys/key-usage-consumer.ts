@@ -1,4 +1,5 @@
 import { keyUsageContract } from '@feedback/contracts';
+import type { Registry } from 'prom-client';
 import type { Logger } from '@feedback/logging';
 import { QUORUM_QUEUE, declareExchanges, startConsumer } from '@feedback/messaging';
 import type { Broker, Consumer, TopologyNames } from '@feedback/messaging';
@@ -8,9 +9,10 @@ import type { PrismaClient } from '../generated/prisma/client.js';
  * Records "last usage" from the batches api instances send every few seconds, so no API request
  * writes to the database. A usage never moves last_used_at backwards.
  */
-export function consumeKeyUsage(broker: Broker, names: TopologyNames, prisma: PrismaClient, logger: Logger): Consumer {
+export function consumeKeyUsage(broker: Broker, names: TopologyNames, prisma: PrismaClient, logger: Logger, metrics?: Registry): Consumer {
   return startConsumer(broker, logger, {
     queue: names.keyUsageQueue,
+    metrics,
     setup: async (channel) => {
       await declareExchanges(channel, names);
       await channel.assertQueue(names.keyUsageQueue, QUORUM_QUEUE);

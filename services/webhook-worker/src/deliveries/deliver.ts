@@ -1,5 +1,6 @@
 import type { ConsumeMessage } from 'amqplib';
 import { deliveryMessageContract } from '@feedback/contracts';
+import type { Registry } from 'prom-client';
 import type { Logger } from '@feedback/logging';
 import { ATTEMPT_HEADER, MANUAL_HEADER, declareWebhookTopology, startConsumer } from '@feedback/messaging';
 import type { Broker, ConfirmedPublisher, Consumer, WebhookQueueNames } from '@feedback/messaging';
@@ -15,6 +16,8 @@ export interface DeliverOptions {
   queues: WebhookQueueNames;
   logger: Logger;
   metrics: WebhookMetrics;
+  /** The service's registry, where the consumer counts its messages. */
+  registry?: Registry;
   /** Attempts one worker takes from the deliver queue at once. Default: 64. */
   prefetch?: number;
 }
@@ -59,6 +62,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
 
   return startConsumer(options.broker, options.logger, {
     queue: queues.deliver,
+    metrics: options.registry,
     setup: (channel) => declareWebhookTopology(channel, queues),
     prefetch: options.prefetch ?? 64,
     contract: deliveryMessageContract,
