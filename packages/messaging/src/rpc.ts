@@ -45,8 +45,12 @@ const RPC_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
 
 /** How long RPC takes, by method and outcome (`ok`, the error code, or `timeout` for a caller). */
 function rpcDuration(registry: Registry, side: 'served' | 'call'): Histogram<'method' | 'outcome'> {
+  const name = side === 'served' ? 'feedback_rpc_served_duration_seconds' : 'feedback_rpc_call_duration_seconds';
+  // One per registry, however many servers or clients a service has.
+  const existing = registry.getSingleMetric(name) as Histogram<'method' | 'outcome'> | undefined;
+  if (existing) return existing;
   return new Histogram({
-    name: side === 'served' ? 'feedback_rpc_served_duration_seconds' : 'feedback_rpc_call_duration_seconds',
+    name,
     help:
       side === 'served'
         ? 'Time to answer an RPC request, by method and outcome (ok, or the error code answered)'
@@ -100,7 +104,7 @@ export function serveRpc(
       }
     }
     // A method this service does not serve is one series, not one per name a caller sent.
-    const known = method in options.handlers;
+    const known = Object.hasOwn(options.handlers, method);
     duration?.observe({ method: known ? method : 'unknown', outcome: reply.ok ? 'ok' : reply.error.code }, Number(process.hrtime.bigint() - started) / 1e9);
     try {
       if (message.properties.replyTo) {

@@ -78,7 +78,13 @@ export async function createMigratedTestDatabase(
 ): Promise<MigratedTestDatabase> {
   const infrastructure = given ?? (await resolveTestInfrastructure());
   const database = await createTestDatabase(infrastructure.postgresUrl);
-  await migrate(database.url);
+  try {
+    await migrate(database.url);
+  } catch (error) {
+    await database.drop();
+    if (!given) await infrastructure.stop();
+    throw error;
+  }
   const pool = new pg.Pool({ connectionString: database.url });
   // pool.end() does not wait for each connection to close, so dropping the database (WITH FORCE)
   // may end one the pool still holds: no fault of the test. Before that, an error is one.

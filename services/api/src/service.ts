@@ -100,6 +100,8 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const { port } = server.address() as AddressInfo;
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop taking requests', run: () => closeServer(server) },
+    // Before the database: a scrape reads the outbox backlog.
+    { name: 'close metrics server', run: () => closeServer(operationsServer) },
     { name: 'stop the outbox relay (unpublished events wait in the table)', run: () => outboxRelay.stop() },
     { name: 'stop deleting old records', run: () => pruning.stop() },
     { name: 'report key usage', run: () => keyUsage.stop() },
@@ -110,7 +112,6 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     { name: 'close broker', run: () => broker.close() },
     { name: 'close database', run: () => prisma.$disconnect() },
     { name: 'close database pool', run: () => pool.end() },
-    { name: 'close metrics server', run: () => closeServer(operationsServer) },
   ];
   return {
     url: `http://127.0.0.1:${port}`,

@@ -58,7 +58,9 @@ describe('metrics', () => {
     // Six attempts to the failing endpoint (the schedule is milliseconds here), one to the healthy one.
     const text = await eventually(async () => {
       const scraped = await scrape(workerMetricsUrl());
-      return (valueOf(scraped, 'feedback_webhook_deliveries_settled_total', { status: 'abandoned' }) ?? 0) >= 1 ? scraped : undefined;
+      // Abandoned, and the message of its last retry acknowledged (which follows).
+      const settled = (valueOf(scraped, 'feedback_webhook_deliveries_settled_total', { status: 'abandoned' }) ?? 0) >= 1;
+      return settled && /feedback_messages_handled_total\{queue="[^"]*webhooks\.deliver",outcome="ack",service="webhook-worker"\} 5\n/.test(scraped) ? scraped : undefined;
     }, { what: 'the failing delivery abandoned' });
     expect(valueOf(text, 'feedback_webhook_attempts_total', { outcome: 'delivered', kind: 'first' })).toBe(1);
     expect(valueOf(text, 'feedback_webhook_attempts_total', { outcome: 'failed', kind: 'first' })).toBe(1);
@@ -74,19 +76,20 @@ describe('metrics', () => {
     expect(valueOf(text, 'feedback_rpc_served_duration_seconds_count', { method: 'webhook-worker.createEndpoint', outcome: 'ok' })).toBe(2);
     expect(valueOf(text, 'feedback_rpc_call_duration_seconds_count', { method: 'authority.teamPlan', outcome: 'ok' })).toBe(2);
     // Its consumers: the event, and the five retries that came back through the deliver queue, acknowledged.
-    expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhook-worker\.domain-events",outcome="ack",service="webhook-worker"\} 1/);
-    expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhooks\.deliver",outcome="ack",service="webhook-worker"\} 5/);
+    expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhook-worker\.domain-events",outcome="ack",service="webhook-worker"\} 1\n/);
+    expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhooks\.deliver",outcome="ack",service="webhook-worker"\} 5\n/);
     // The process itself, labelled with the service.
     expect(valueOf(text, 'process_cpu_seconds_total', { service: 'webhook-worker' })).toBeGreaterThan(0);
   });
 
   it('the api times requests by route pattern on its internal port, counts published events and reads the outbox backlog; the public port serves no metrics', async () => {
+    const publishedBefore = valueOf(await scrape(system.api.metricsUrl), 'feedback_outbox_events_published_total') ?? 0;
     const created = await call(url(), 'POST', '/api/v1/suggestions', { key: secretKey, body: { title: 'Timed', author: { external_id: 'u-2' } } });
     expect(created.status).toBe(201);
     expect((await call(url(), 'GET', '/api/v1/privacy/users/metrics-user-2', { key: secretKey })).status).toBe(200);
     const text = await eventually(async () => {
       const scraped = await scrape(system.api.metricsUrl);
-      return (valueOf(scraped, 'feedback_outbox_events_published_total') ?? 0) >= 1 ? scraped : undefined;
+      return (valueOf(scraped, 'feedback_outbox_events_published_total') ?? 0) > publishedBefore ? scraped : undefined;
     }, { what: 'the event published' });
     expect(valueOf(text, 'feedback_http_request_duration_seconds_count', { surface: 'api', route: '/suggestions', method: 'POST', status: '201' })).toBe(1);
     // The pattern, not the path as sent: one series however many users are looked up.

@@ -16,7 +16,8 @@ function surfaceOf(request: Request): string {
 /**
  * Counts and times every request but the health probes, by surface, route pattern (never the path
  * as sent: ids and unknown paths would make a series each), method and status. A request no route
- * took is `unmatched`.
+ * took is `unmatched`: an unknown path, and one refused before routing (a bad key, the failed
+ * authentication limit, a body that is not JSON).
  */
 export function requestMetrics(registry: Registry): RequestHandler {
   const duration = new Histogram({
@@ -29,13 +30,14 @@ export function requestMetrics(registry: Registry): RequestHandler {
   return (request, response, next) => {
     if (request.path.startsWith('/health/')) return next();
     const end = duration.startTimer();
-    response.on('finish', () => {
+    // On close, not finish: a client that hangs up before the answer is a request too (`aborted`).
+    response.on('close', () => {
       const route: unknown = request.route?.path;
       end({
         surface: surfaceOf(request),
         route: typeof route === 'string' ? route : 'unmatched',
         method: METHODS.has(request.method) ? request.method : 'other',
-        status: String(response.statusCode),
+        status: response.writableFinished ? String(response.statusCode) : 'aborted',
       });
     });
     next();

@@ -145,6 +145,13 @@ export class AttemptMaker {
       const delivered = result.status !== undefined && result.status >= 200 && result.status < 300;
       const last = manual || number >= this.maxAttempts;
       const status: DeliveryStatus = delivered ? 'delivered' : last ? 'abandoned' : 'retrying';
+      // Counted once made, whatever happens to its record or follow-up.
+      const outcome = delivered ? 'delivered' : 'failed';
+      metrics.attempts.inc({ outcome, kind: manual ? 'manual' : number === 1 ? 'first' : 'retry' });
+      metrics.attemptDuration.observe({ outcome }, result.durationMs / 1000);
+      if (delivered && delivery.eventCreatedAt !== undefined) {
+        metrics.eventToDelivery.observe((startedAt.getTime() + result.durationMs - Date.parse(delivery.eventCreatedAt)) / 1000);
+      }
       if (delivered && result.durationMs <= this.struggleAfterMs) this.struggling.delete(delivery.endpointId);
       else this.markStruggling(delivery.endpointId);
       await store.record({
@@ -157,14 +164,9 @@ export class AttemptMaker {
         responseBodyStart: result.bodyStart ?? null,
         status,
       });
+      // The automatic schedule only: a redelivery by hand or a Send test is one attempt, counted above.
+      if (status !== 'retrying' && !manual) metrics.settled.inc({ status });
       await this.followUp(status, delivery.id, number);
-      const outcome = delivered ? 'delivered' : 'failed';
-      metrics.attempts.inc({ outcome, kind: manual ? 'manual' : number === 1 ? 'first' : 'retry' });
-      metrics.attemptDuration.observe({ outcome }, result.durationMs / 1000);
-      if (status !== 'retrying') metrics.settled.inc({ status });
-      if (delivered && delivery.eventCreatedAt !== undefined) {
-        metrics.eventToDelivery.observe((startedAt.getTime() + result.durationMs - Date.parse(delivery.eventCreatedAt)) / 1000);
-      }
       if (delivered) {
         logger.info('delivered', { ...about, status: result.status, durationMs: result.durationMs });
       } else if (last) {

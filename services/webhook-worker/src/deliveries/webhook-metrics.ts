@@ -47,7 +47,7 @@ export class WebhookMetrics {
     });
     this.settled = new Counter({
       name: 'feedback_webhook_deliveries_settled_total',
-      help: 'Deliveries that reached a final status: delivered, abandoned (last attempt failed) or withheld (names an erased user)',
+      help: 'Deliveries that reached a final status on the automatic schedule: delivered, abandoned (the last retry failed) or withheld (names an erased user); manual attempts are in feedback_webhook_attempts_total',
       labelNames: ['status'],
       registers,
     });
