@@ -13,6 +13,7 @@ import { benchEnvironment, proTeamWithApp, quiet, root } from './bench-support.m
 
 const { startAuthority, readAuthorityConfig } = await import(`${root}services/authority/dist/service.js`);
 const { startApi, readApiConfig, buildApp } = await import(`${root}services/api/dist/service.js`);
+const { createMetricsRegistry } = await import(`${root}packages/service-runtime/dist/index.js`);
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -39,8 +40,10 @@ const unauthenticated = buildApp({
   context: api.routeContext,
   logger: quiet('api-bench'),
   secretKeyAuth: (request, _response, next) => { request.apiKey = identity; next(); },
-  failureRateLimit: (_request, _response, next) => next(),
+  failureRateLimits: { api: (_request, _response, next) => next(), dashboard: (_request, _response, next) => next() },
   readiness: {},
+  // Timed like the real one, so the two differ only in the key check.
+  metrics: createMetricsRegistry('api-bench'),
   isShuttingDown: () => false,
   trustProxy: 'loopback',
   publicBaseUrl: 'http://127.0.0.1',
