@@ -1,0 +1,45 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { describe, expect, it } from '@jest/globals';
+
+const root = new URL('../../../', import.meta.url);
+
+/** Runs a benchmark script from the built services, as a reader would; resolves with its exit code and output. */
+async function runBenchmark(script: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [new URL(`bench/${script}`, root).pathname], {
+    cwd: root.pathname,
+    env: { ...process.env, NODE_OPTIONS: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, output };
+}
+
+// The benchmarks are how the speed targets are shown; these runs, far too short to measure
+// anything, only keep them working as the code under them changes. No figure is checked.
+describe('benchmark scripts', () => {
+  it('webhook-throughput runs through its phases and prints its figures', async () => {
+    const { code, output } = await runBenchmark('webhook-throughput.mjs', {
+      BENCH_EVENTS: '100',
+      BENCH_WARMUP_EVENTS: '100',
+      BENCH_ENDPOINTS: '1',
+      BENCH_WORKERS: '1',
+      BENCH_RATE: '100',
+      BENCH_RATE_SECONDS: '1',
+      BENCH_WARMUP_RATE_SECONDS: '0',
+    });
+    expect({ code, output }).toMatchObject({ code: 0 });
+    expect(output).toMatch(/1 worker: 100 of 100 deliveries in .* deliveries\/s/);
+    expect(output).toMatch(/event-to-delivery latency p50 \d+ ms, p95 \d+ ms, p99 \d+ ms \(100 of 100 delivered/);
+    expect(output).toContain('attempts recorded:');
+  }, 120_000);
+
+  it('auth-overhead compares both ways in and prints the ratio', async () => {
+    const { code, output } = await runBenchmark('auth-overhead.mjs', { BENCH_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONNECTIONS: '4' });
+    expect({ code, output }).toMatchObject({ code: 0 });
+    expect(output.match(/authenticated \/ unauthenticated throughput: [\d.]+%/g)).toHaveLength(2);
+  }, 120_000);
+});
