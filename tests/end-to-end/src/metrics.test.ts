@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
+import { parse } from 'yaml';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import { startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
@@ -103,5 +105,23 @@ describe('metrics', () => {
     const authority = await scrape(`http://127.0.0.1:${(system.authority.healthServer.address() as AddressInfo).port}/metrics`);
     expect(valueOf(authority, 'feedback_rpc_served_duration_seconds_count', { method: 'authority.verifySecretKey', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
     expect(valueOf(authority, 'process_cpu_seconds_total', { service: 'authority' })).toBeGreaterThan(0);
+  });
+  it('every metric the alerting rules in infra/ use is one a service serves', async () => {
+    const rules = parse(readFileSync(new URL('../../../infra/prometheus/alerts.yaml', import.meta.url), 'utf8')) as {
+      groups: Array<{ rules: Array<{ alert: string; expr: string; labels: { severity: string } }> }>;
+    };
+    const all = rules.groups.flatMap((group) => group.rules);
+    expect(all.length).toBeGreaterThan(0);
+    for (const rule of all) expect(rule).toMatchObject({ alert: expect.any(String), expr: expect.any(String), labels: { severity: expect.stringMatching(/^(page|ticket)$/) } });
+    const served = (
+      await Promise.all([
+        scrape(system.api.metricsUrl),
+        scrape(workerMetricsUrl()),
+        scrape(`http://127.0.0.1:${(system.authority.healthServer.address() as AddressInfo).port}/metrics`),
+      ])
+    ).join('\n');
+    const used = new Set(all.flatMap((rule) => rule.expr.match(/feedback_[a-z_]+/g) ?? []).map((name) => name.replace(/_(bucket|count|sum)$/, '')));
+    expect(used.size).toBeGreaterThan(5);
+    for (const name of used) expect({ name, served: served.includes(`# TYPE ${name} `) }).toEqual({ name, served: true });
   });
 });
