@@ -38,6 +38,7 @@ afterAll(async () => {
   });
 });
 
+/** The probe queue and its binding; publishers declare them too, so no test depends on one before it. */
 const setupProbe = async (channel: ConfirmChannel) => {
   await declareExchanges(channel, names);
   await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
@@ -206,7 +207,7 @@ describe('messaging over a real broker', () => {
         seen.push(body);
       },
     });
-    const publisher = new ConfirmedPublisher(broker, { name: 'probe-publisher-2', setup: (channel) => declareExchanges(channel, names) });
+    const publisher = new ConfirmedPublisher(broker, { name: 'probe-publisher-2', setup: setupProbe });
     try {
       await publisher.publish(names.domainEvents, 'probe.bad', { n: 'not a number' });
       await publisher.publish(names.domainEvents, 'probe.good', { n: 3 });
@@ -237,7 +238,7 @@ describe('messaging over a real broker', () => {
         if (calls <= 10) throw new Error('the database is away');
       },
     });
-    const publisher = new ConfirmedPublisher(broker, { name: 'probe-publisher-4', setup: (channel) => declareExchanges(channel, names) });
+    const publisher = new ConfirmedPublisher(broker, { name: 'probe-publisher-4', setup: setupProbe });
     try {
       await publisher.publish(names.domainEvents, 'probe.failing', { n: 5 });
       await eventually(() => (calls === 11 ? true : undefined), { what: 'the eleventh delivery', timeoutMs: 10_000 });
@@ -269,7 +270,7 @@ describe('messaging over a real broker', () => {
         finished.push(n);
       },
     });
-    const publisher = new ConfirmedPublisher(broker, { name: 'probe-publisher-3', setup: (channel) => declareExchanges(channel, names) });
+    const publisher = new ConfirmedPublisher(broker, { name: 'probe-publisher-3', setup: setupProbe });
     try {
       await publisher.publish(names.domainEvents, 'probe.slow', { n: 4 });
       await handlerStarted;
