@@ -103,7 +103,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     concurrency: config.deliveryPrefetch,
     perEndpointConcurrency: config.perEndpointConcurrency,
   });
-  const deliveries = consumeDeliveries({ broker, store, attempts, publisher, queues, logger, metrics, registry, prefetch: config.deliveryPrefetch });
+  const deliveries = consumeDeliveries({ broker, store, attempts, publisher, queues, logger, metrics, prefetch: config.deliveryPrefetch });
   const fanOut = new FanOut({ pool, publisher, queues, attempts, metrics });
   const events = consumeDomainEvents({
     broker,
@@ -112,7 +112,6 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     logger,
     prefetch: config.eventPrefetch,
     metrics,
-    registry,
     fanOut: (event, redelivered) => fanOut.take(event, redelivered),
   });
   const retentionDays = config.deliveryHistoryRetentionDays;

@@ -1,7 +1,6 @@
 import type { ConfirmChannel } from 'amqplib';
 import { defineContract, domainEventContract, userErasedContract } from '@feedback/contracts';
 import type { DomainEvent, UserErased } from '@feedback/contracts';
-import type { Registry } from 'prom-client';
 import type { Logger } from '@feedback/logging';
 import { QUORUM_QUEUE, declareExchanges, startConsumer } from '@feedback/messaging';
 import type { Broker, Consumer, TopologyNames } from '@feedback/messaging';
@@ -54,14 +53,12 @@ export function consumeDomainEvents(options: {
   logger: Logger;
   prefetch: number;
   metrics: WebhookMetrics;
-  /** The service's registry, where the consumer counts its messages. */
-  registry?: Registry;
   /** Called with each event, also a redelivered one (then `redelivered`): fan-out and first attempts (see FanOut). */
   fanOut: (event: DomainEvent, redelivered: boolean) => Promise<FanOutResult>;
 }): Consumer {
   return startConsumer(options.broker, options.logger, {
     queue: options.names.workerDomainEventsQueue,
-    metrics: options.registry,
+    metrics: options.metrics.registry,
     setup: (channel) => declareDomainEventsQueue(channel, options.names),
     prefetch: options.prefetch,
     contract: inboundContract,

@@ -1,6 +1,5 @@
 import type { ConsumeMessage } from 'amqplib';
 import { deliveryMessageContract } from '@feedback/contracts';
-import type { Registry } from 'prom-client';
 import type { Logger } from '@feedback/logging';
 import { ATTEMPT_HEADER, MANUAL_HEADER, declareWebhookTopology, startConsumer } from '@feedback/messaging';
 import type { Broker, ConfirmedPublisher, Consumer, WebhookQueueNames } from '@feedback/messaging';
@@ -16,8 +15,6 @@ export interface DeliverOptions {
   queues: WebhookQueueNames;
   logger: Logger;
   metrics: WebhookMetrics;
-  /** The service's registry, where the consumer counts its messages. */
-  registry?: Registry;
   /** Attempts one worker takes from the deliver queue at once. Default: 64. */
   prefetch?: number;
 }
@@ -62,7 +59,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
 
   return startConsumer(options.broker, options.logger, {
     queue: queues.deliver,
-    metrics: options.registry,
+    metrics: options.metrics.registry,
     setup: (channel) => declareWebhookTopology(channel, queues),
     prefetch: options.prefetch ?? 64,
     contract: deliveryMessageContract,

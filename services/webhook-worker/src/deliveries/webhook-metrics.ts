@@ -18,7 +18,11 @@ export class WebhookMetrics {
   readonly handedOff: Counter;
   readonly throttled: Counter;
 
-  constructor(registry: Registry, slots: () => { active: number; waiting: number }) {
+  constructor(
+    /** The service's registry: the worker's consumers count their messages there too. */
+    readonly registry: Registry,
+    slots: () => { active: number; waiting: number },
+  ) {
     const registers = [registry];
     this.events = new Counter({
       name: 'feedback_webhook_events_total',
