@@ -6,6 +6,7 @@ import { ContractViolation } from '@feedback/contracts';
 import type { Contract } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
 import type { Broker, ChannelSetup } from './broker.js';
+import { metricOnce } from './metric-once.js';
 
 /** Thrown by a handler when retrying cannot help: the message is rejected, not requeued. */
 export class PermanentFailure extends Error {
@@ -37,14 +38,16 @@ export interface ConsumerOptions<T> {
  */
 function handledCounter(registry: Registry): Counter<'queue' | 'outcome'> {
   const name = 'feedback_messages_handled_total';
-  return (
-    (registry.getSingleMetric(name) as Counter<'queue' | 'outcome'> | undefined) ??
-    new Counter({
-      name,
-      help: 'Messages consumed, by queue and outcome: ack (handled), requeue (handler failed; delivered again), reject (broke its contract, or cannot succeed)',
-      labelNames: ['queue', 'outcome'],
-      registers: [registry],
-    })
+  return metricOnce(
+    registry,
+    name,
+    () =>
+      new Counter({
+        name,
+        help: 'Messages consumed, by queue and outcome: ack (handled), requeue (handler failed; delivered again), reject (broke its contract, or cannot succeed)',
+        labelNames: ['queue', 'outcome'],
+        registers: [registry],
+      }),
   );
 }
 

@@ -7,6 +7,7 @@ import { ContractViolation, rpcMethods, rpcReplyContract } from '@feedback/contr
 import type { RpcMethod, RpcReply, RpcRequest, RpcResult } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
 import type { Broker } from './broker.js';
+import { metricOnce } from './metric-once.js';
 import { consumeQueue } from './consumer.js';
 import type { Consumer } from './consumer.js';
 import type { TopologyNames } from './topology.js';
@@ -46,19 +47,21 @@ const RPC_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
 /** How long RPC takes, by method and outcome (`ok`, the error code, or `timeout` for a caller). */
 function rpcDuration(registry: Registry, side: 'served' | 'call'): Histogram<'method' | 'outcome'> {
   const name = side === 'served' ? 'feedback_rpc_served_duration_seconds' : 'feedback_rpc_call_duration_seconds';
-  // One per registry, however many servers or clients a service has.
-  const existing = registry.getSingleMetric(name) as Histogram<'method' | 'outcome'> | undefined;
-  if (existing) return existing;
-  return new Histogram({
+  return metricOnce(
+    registry,
     name,
-    help:
-      side === 'served'
-        ? 'Time to answer an RPC request, by method and outcome (ok, or the error code answered)'
-        : 'Time an RPC call took, by method and outcome (ok, the error code answered, or timeout: no answer in time)',
-    labelNames: ['method', 'outcome'],
-    buckets: RPC_BUCKETS,
-    registers: [registry],
-  });
+    () =>
+      new Histogram({
+        name,
+        help:
+          side === 'served'
+            ? 'Time to answer an RPC request, by method and outcome (ok, or the error code answered)'
+            : 'Time an RPC call took, by method and outcome (ok, the error code answered, or timeout: no answer in time)',
+        labelNames: ['method', 'outcome'],
+        buckets: RPC_BUCKETS,
+        registers: [registry],
+      }),
+  );
 }
 
 /**
