@@ -298,19 +298,17 @@ describe('from the dashboard', () => {
     });
   });
 
-  it('Send test makes one attempt: a failed ping is abandoned, not retried for hours', async () => {
+  it('Send test follows the retry schedule: a failed ping is retried with the same id', async () => {
     const target = await receiver();
-    target.answer = () => ({ status: 500 });
+    target.answer = (_request, index) => ({ status: index === 0 ? 500 : 200 });
     const { id } = await endpointFor(target, ['ticket.created']);
     const sent = await call<{ id: string }>(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${id}/test`, { token: owner.token });
     expect(sent.status).toBe(202);
-    const abandoned = await eventually(
-      () => system.worker.prisma.delivery.findFirst({ where: { id: sent.body.id, status: 'abandoned' } }).then((row) => row ?? undefined),
-      { what: 'the failed ping abandoned' },
+    await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { id: sent.body.id, status: 'delivered', attempts: 2 } }).then((row) => row ?? undefined),
+      { what: 'the ping delivered by its first retry', timeoutMs: 15_000 },
     );
-    // Abandoned is final: no automatic attempt follows it.
-    expect(abandoned.attempts).toBe(1);
-    expect(target.received).toHaveLength(1);
+    expect(target.received.map((request) => request.headers['x-service-delivery'])).toEqual([sent.body.id, sent.body.id]);
   });
 
   it('shows each delivery with its status, response code and attempts, and each attempt in detail', async () => {

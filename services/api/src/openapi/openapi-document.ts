@@ -344,7 +344,7 @@ function dashboardWebhookPaths() {
       post: operation('rotateEndpointSecret', 'Owner or Admin: a new signing secret, shown once; the previous one stops signing at once.', result('webhook-worker.rotateEndpointSecret'), { parameters: [app, endpoint] }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/test': {
-      post: operation('sendTest', 'Owner or Admin: delivers a webhook.ping to this endpoint, one attempt without retries (abandoned if it fails).', result('webhook-worker.sendTest', '202'), { parameters: [app, endpoint] }),
+      post: operation('sendTest', 'Owner or Admin: delivers a webhook.ping to this endpoint, retried on the usual schedule if it fails.', result('webhook-worker.sendTest', '202'), { parameters: [app, endpoint] }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries': {
       get: operation('listDeliveries', 'Owner or Admin: deliveries, newest first: status, response code, attempts. A settled delivery is kept 30 days (by default) after its last change. `next_cursor` (null on the last page) passed back as `cursor` gives the next page (`invalid_cursor` if it is not from this history).', result('webhook-worker.listDeliveries'), {

@@ -43,7 +43,7 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
     publisher.sendToQueue(queues.deliver, { delivery_id: id }, { messageId: id, headers: { [ATTEMPT_HEADER]: attempt, ...(manual ? { [MANUAL_HEADER]: true } : {}) } });
 
   return {
-    /** A webhook.ping for this endpoint alone, one attempt; author and sender are the member who pressed Send test. */
+    /** A webhook.ping for this endpoint alone, on the usual schedule; author and sender are the member who pressed Send test. */
     async sendTest(request: RpcRequest<'webhook-worker.sendTest'>): Promise<RpcResult<'webhook-worker.sendTest'>> {
       const endpoint = await ownedEndpoint(request.owner, request.endpoint_id);
       const id = randomUUID();
@@ -64,9 +64,9 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
         data: { id, endpointId: endpoint.id, eventId: randomUUID(), eventType: 'webhook.ping', appId: request.owner.app_id, payload: envelope as Prisma.InputJsonValue },
       });
       try {
-        // One attempt, as a redelivery by hand: a member testing an endpoint that is not ready
-        // presses again, rather than getting pings for the next ten hours.
-        await queue(id, 1, true);
+        // A first attempt like any delivery's: a failed one schedules the retries (specification
+        // section 3 puts no condition on that), so a ping also shows the schedule working.
+        await queue(id, 1);
       } catch (error) {
         // Never sent: it would stay pending in the history. The member sees the error and presses again.
         await prisma.delivery.delete({ where: { id } }).catch(() => undefined);

@@ -32,7 +32,7 @@ export class WebhookMetrics {
     });
     this.attempts = new Counter({
       name: 'feedback_webhook_attempts_total',
-      help: 'Delivery attempts made, by outcome (delivered: 2xx; failed: anything else) and kind (first, retry, manual redelivery or Send test)',
+      help: 'Delivery attempts made, by outcome (delivered: 2xx; failed: anything else) and kind (first, retry, manual: a redelivery by hand)',
       labelNames: ['outcome', 'kind'],
       registers,
     });
