@@ -154,7 +154,7 @@ export class AttemptMaker {
       }
       if (delivered && result.durationMs <= this.struggleAfterMs) this.struggling.delete(delivery.endpointId);
       else this.markStruggling(delivery.endpointId);
-      await store.record({
+      const recorded = await store.record({
         deliveryId: delivery.id,
         number,
         startedAt,
@@ -163,8 +163,15 @@ export class AttemptMaker {
         error: result.error ?? null,
         responseBodyStart: result.bodyStart ?? null,
         status,
+        manual,
       });
-      // The automatic schedule only: a redelivery by hand or a Send test is one attempt, counted above.
+      if (!recorded) {
+        // Another copy of this attempt was recorded first (the broker gave its message twice), or
+        // the delivery settled or was withheld meanwhile: whatever follows was decided there.
+        logger.info('attempt outcome not recorded: its delivery had moved on', { ...about, status: result.status });
+        return;
+      }
+      // The automatic schedule only: a redelivery by hand is one attempt, counted above.
       if (status !== 'retrying' && !manual) metrics.settled.inc({ status });
       await this.followUp(status, delivery.id, number);
       if (delivered) {

@@ -39,6 +39,8 @@ export interface AttemptOutcome {
   error: string | null;
   responseBodyStart: string | null;
   status: 'delivered' | 'retrying' | 'abandoned';
+  /** A redelivery by hand, which may find its delivery settled. */
+  manual: boolean;
 }
 
 export interface AttemptStoreOptions {
@@ -92,25 +94,36 @@ const LOAD_SQL = `
   JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
   WHERE d.id = ANY($1::uuid[])`;
 
-// The attempt log and the delivery's state move together, in one statement. The update drives
-// it: a delivery's attempt count only moves forward, so a duplicate message for an attempt
-// already recorded changes nothing; and a delivery deleted meanwhile (with its endpoint) has
-// nothing to update and nothing to log, rather than a foreign-key failure that would have the
-// whole message handled again.
+// The attempt log and the delivery's state move together, in one statement, and it answers which
+// outcomes took effect: only those are followed by a retry. The update drives it, and moves a
+// delivery only forward:
+// - the next attempt of a delivery still under way is recorded; a redelivery by hand may find it
+//   delivered or abandoned (it is queued before the delivery shows pending);
+// - a 2xx outweighs a failure recorded for the same or a later attempt: two copies of one attempt
+//   (a message the broker gave twice) may finish in either order, and the receiver has the event;
+// - anything else (a duplicate, an attempt after the delivery settled, a withheld delivery, one
+//   deleted meanwhile with its endpoint) changes nothing and logs nothing, rather than failing on
+//   a foreign key and having the whole message handled again.
 const RECORD_SQL = `
   WITH outcome AS (
-    SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[])
-      AS o(delivery_id, number, started_at, duration_ms, response_code, error, response_body_start, status)
+    SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bool[])
+      WITH ORDINALITY AS o(delivery_id, number, started_at, duration_ms, response_code, error, response_body_start, status, manual, position)
   ), updated AS (
     UPDATE webhooks.deliveries d
-    SET status = o.status::webhooks."DeliveryStatus", attempts = o.number, last_response_code = o.response_code, updated_at = now()
+    SET status = o.status::webhooks."DeliveryStatus", attempts = greatest(d.attempts, o.number), last_response_code = o.response_code, updated_at = now()
     FROM outcome o
-    WHERE d.id = o.delivery_id AND d.attempts < o.number
+    WHERE d.id = o.delivery_id AND d.status <> 'withheld' AND (
+      (d.attempts < o.number AND (o.manual OR d.status IN ('pending', 'retrying')))
+      OR (o.status = 'delivered' AND d.status IN ('retrying', 'abandoned'))
+    )
     RETURNING o.*
+  ), logged AS (
+    INSERT INTO webhooks.delivery_attempts (id, delivery_id, number, started_at, duration_ms, response_code, error, response_body_start)
+    SELECT gen_random_uuid(), delivery_id, number, started_at, duration_ms, response_code, error, response_body_start FROM updated
+    ON CONFLICT (delivery_id, number) DO UPDATE SET started_at = excluded.started_at, duration_ms = excluded.duration_ms,
+      response_code = excluded.response_code, error = excluded.error, response_body_start = excluded.response_body_start
   )
-  INSERT INTO webhooks.delivery_attempts (id, delivery_id, number, started_at, duration_ms, response_code, error, response_body_start)
-  SELECT gen_random_uuid(), delivery_id, number, started_at, duration_ms, response_code, error, response_body_start FROM updated
-  ON CONFLICT (delivery_id, number) DO NOTHING`;
+  SELECT position FROM updated`;
 
 /**
  * Text from a receiver (the start of its answer, an error naming its certificate) as PostgreSQL
@@ -129,7 +142,7 @@ function storableText(text: string | null): string | null {
  */
 export class AttemptStore {
   private readonly loader: DataLoader<string, AttemptTarget | undefined>;
-  private readonly recorder: DataLoader<AttemptOutcome, void>;
+  private readonly recorder: DataLoader<AttemptOutcome, boolean>;
   private readonly nowLoader: DataLoader<string, DeliveryNow | undefined>;
 
   constructor(
@@ -156,8 +169,11 @@ export class AttemptStore {
     return this.loader.load(deliveryId);
   }
 
-  /** Resolves once the attempt and the delivery's new state are committed. */
-  record(outcome: AttemptOutcome): Promise<void> {
+  /**
+   * Resolves once the attempt and the delivery's new state are committed: true, or false when the
+   * outcome changed nothing (see RECORD_SQL), in which case nothing may follow it.
+   */
+  record(outcome: AttemptOutcome): Promise<boolean> {
     return this.recorder.load(outcome);
   }
 
@@ -190,10 +206,10 @@ export class AttemptStore {
     return ids.map((id) => byId.get(id));
   }
 
-  private async recordMany(outcomes: readonly AttemptOutcome[]): Promise<void[]> {
+  private async recordMany(outcomes: readonly AttemptOutcome[]): Promise<boolean[]> {
     const column = <K extends keyof AttemptOutcome>(key: K) => outcomes.map((outcome) => outcome[key]);
     const textColumn = (key: 'error' | 'responseBodyStart') => outcomes.map((outcome) => storableText(outcome[key]));
-    await this.pool.query({ name: 'record-attempts', text: RECORD_SQL, values: [
+    const { rows } = await this.pool.query<{ position: string }>({ name: 'record-attempts', text: RECORD_SQL, values: [
       column('deliveryId'),
       column('number'),
       column('startedAt'),
@@ -202,7 +218,9 @@ export class AttemptStore {
       textColumn('error'),
       textColumn('responseBodyStart'),
       column('status'),
+      column('manual'),
     ] });
-    return outcomes.map(() => undefined);
+    const tookEffect = new Set(rows.map((row) => Number(row.position)));
+    return outcomes.map((_, index) => tookEffect.has(index + 1));
   }
 }

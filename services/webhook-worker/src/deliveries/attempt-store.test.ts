@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createLogger } from '@feedback/logging';
+import { createMigratedTestDatabase } from '@feedback/test-support';
+import type { MigratedTestDatabase } from '@feedback/test-support';
+import type pg from 'pg';
+import winston from 'winston';
+import { migrateWorkerDatabase } from '../database.js';
+import { AttemptStore } from './attempt-store.js';
+import type { AttemptOutcome } from './attempt-store.js';
+
+const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
+let database: MigratedTestDatabase;
+let pool: pg.Pool;
+let store: AttemptStore;
+let endpointId: string;
+
+beforeAll(async () => {
+  database = await createMigratedTestDatabase((url) => migrateWorkerDatabase(url, logger));
+  pool = database.pool;
+  store = new AttemptStore(pool);
+  endpointId = randomUUID();
+  await pool.query(
+    `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
+     VALUES ($1, $2, 1, 'E', 'https://example.com/hooks', '{suggestion.created}', 'sealed')`,
+    [endpointId, randomUUID()],
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await database?.drop();
+});
+
+async function delivery(status = 'pending', attempts = 0): Promise<string> {
+  const id = randomUUID();
+  await pool.query(
+    `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload, status, attempts)
+     VALUES ($1, $2, $3, 'suggestion.created', 1, '{}', $4::webhooks."DeliveryStatus", $5)`,
+    [id, endpointId, randomUUID(), status, attempts],
+  );
+  return id;
+}
+
+const outcome = (deliveryId: string, number: number, responseCode: number, status: AttemptOutcome['status'], manual = false): AttemptOutcome => ({
+  deliveryId,
+  number,
+  startedAt: new Date(),
+  durationMs: 3,
+  responseCode,
+  error: null,
+  responseBodyStart: `answer ${responseCode}`,
+  status,
+  manual,
+});
+
+async function stateOf(id: string) {
+  const { rows: [row] } = await pool.query<{ status: string; attempts: number; last_response_code: number | null }>(
+    'SELECT status::text AS status, attempts, last_response_code FROM webhooks.deliveries WHERE id = $1',
+    [id],
+  );
+  const { rows } = await pool.query<{ number: number; response_code: number }>(
+    'SELECT number, response_code FROM webhooks.delivery_attempts WHERE delivery_id = $1 ORDER BY number',
+    [id],
+  );
+  return { ...row, log: rows.map((attempt) => [attempt.number, attempt.response_code]) };
+}
+
+describe('AttemptStore.record', () => {
+  it('records the next attempt of a delivery under way, and tells the caller so', async () => {
+    const id = await delivery();
+    expect(await store.record(outcome(id, 1, 500, 'retrying'))).toBe(true);
+    expect(await store.record(outcome(id, 2, 204, 'delivered'))).toBe(true);
+    expect(await stateOf(id)).toEqual({ status: 'delivered', attempts: 2, last_response_code: 204, log: [[1, 500], [2, 204]] });
+  });
+
+  it('changes nothing for a second copy of an attempt that failed, so no second retry follows it', async () => {
+    const id = await delivery();
+    expect(await store.record(outcome(id, 1, 500, 'retrying'))).toBe(true);
+    expect(await store.record(outcome(id, 1, 503, 'retrying'))).toBe(false);
+    expect(await stateOf(id)).toEqual({ status: 'retrying', attempts: 1, last_response_code: 500, log: [[1, 500]] });
+  });
+
+  it('lets a 2xx outweigh a failure of the same attempt recorded first: the receiver has the event', async () => {
+    const id = await delivery();
+    expect(await store.record(outcome(id, 1, 500, 'retrying'))).toBe(true);
+    expect(await store.record(outcome(id, 1, 200, 'delivered'))).toBe(true);
+    expect(await stateOf(id)).toEqual({ status: 'delivered', attempts: 1, last_response_code: 200, log: [[1, 200]] });
+    // The retry the failed copy queued finds it delivered and changes nothing.
+    expect(await store.record(outcome(id, 2, 500, 'retrying'))).toBe(false);
+    expect((await stateOf(id)).status).toBe('delivered');
+  });
+
+  it('lets a 2xx of the last attempt outweigh its failed copy that abandoned the delivery', async () => {
+    const id = await delivery('retrying', 5);
+    expect(await store.record(outcome(id, 6, 500, 'abandoned'))).toBe(true);
+    expect(await store.record(outcome(id, 6, 204, 'delivered'))).toBe(true);
+    expect(await stateOf(id)).toMatchObject({ status: 'delivered', attempts: 6, log: [[6, 204]] });
+  });
+
+  it('never moves a delivered delivery back by a failed copy recorded after it', async () => {
+    const id = await delivery();
+    expect(await store.record(outcome(id, 1, 200, 'delivered'))).toBe(true);
+    expect(await store.record(outcome(id, 1, 500, 'retrying'))).toBe(false);
+    expect(await stateOf(id)).toEqual({ status: 'delivered', attempts: 1, last_response_code: 200, log: [[1, 200]] });
+  });
+
+  it('keeps only one of two copies of an attempt that share a statement', async () => {
+    const id = await delivery();
+    const [first, second] = await Promise.all([store.record(outcome(id, 1, 500, 'retrying')), store.record(outcome(id, 1, 502, 'retrying'))]);
+    expect([first, second].filter(Boolean)).toHaveLength(1);
+    expect((await stateOf(id)).log).toHaveLength(1);
+  });
+
+  it('records a redelivery by hand of a settled delivery, but no automatic attempt after it settled', async () => {
+    const id = await delivery('abandoned', 6);
+    expect(await store.record(outcome(id, 7, 500, 'retrying'))).toBe(false);
+    expect(await store.record(outcome(id, 7, 204, 'delivered', true))).toBe(true);
+    expect(await stateOf(id)).toMatchObject({ status: 'delivered', attempts: 7, log: [[7, 204]] });
+  });
+
+  it('leaves a withheld delivery withheld, whatever an attempt already under way reports', async () => {
+    const id = await delivery('withheld', 1);
+    expect(await store.record(outcome(id, 2, 204, 'delivered'))).toBe(false);
+    expect(await store.record(outcome(id, 2, 204, 'delivered', true))).toBe(false);
+    expect(await stateOf(id)).toEqual({ status: 'withheld', attempts: 1, last_response_code: null, log: [] });
+  });
+
+  it('answers false for a delivery deleted meanwhile, rather than failing on its foreign key', async () => {
+    expect(await store.record(outcome(randomUUID(), 1, 204, 'delivered'))).toBe(false);
+  });
+});
