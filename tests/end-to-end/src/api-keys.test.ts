@@ -23,6 +23,14 @@ const suggestion = { title: 'Offline mode', author: { external_id: 'user-7', nam
 const createSuggestion = (key: string) => record(call(url(), 'POST', '/api/v1/suggestions', { key, body: suggestion }));
 const dashboard = (method: string, path: string, body?: unknown) => record(call(url(), method, path, { token: owner.token, body }));
 
+/** Bodies a server must not read before it knows the caller may write: broken JSON, and a form. */
+const unreadableBodies = [
+  { 'content-type': 'application/json', body: '{"title": ' },
+  { 'content-type': 'application/x-www-form-urlencoded', body: 'title=Form' },
+];
+const sendUnreadable = (key: string, { body, ...headers }: (typeof unreadableBodies)[number]) =>
+  fetch(`${url()}/api/v1/suggestions`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${key}` }, body });
+
 async function newApp(name = 'App') {
   const app = await createApp(url(), owner.token, name);
   secrets.push(app.secretKey);
@@ -46,6 +54,12 @@ describe('a new app key', () => {
     const refused = await createSuggestion(secretKey);
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ error: 'insufficient_scope', required_scope: 'suggestions:write' });
+    // Whatever the body: the scope is checked before the body is read.
+    for (const unreadable of unreadableBodies) {
+      const answer = await sendUnreadable(secretKey, unreadable);
+      expect(answer.status).toBe(403);
+      expect(await answer.json()).toMatchObject({ error: 'insufficient_scope' });
+    }
   });
 
   it('is shown in full only at creation: the key view holds a display prefix, never the key', async () => {
@@ -104,6 +118,12 @@ describe('revoke, restore and rotate', () => {
     expect(refused.status).toBe(401);
     expect(refused.body).toMatchObject({ error: 'revoked_api_key' });
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    // Whatever the request carries: the key is checked before the body is read.
+    for (const unreadable of unreadableBodies) {
+      const answer = await sendUnreadable(secretKey, unreadable);
+      expect(answer.status).toBe(401);
+      expect(await answer.json()).toMatchObject({ error: 'revoked_api_key' });
+    }
 
     const restored = await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/restore`);
     expect(restored.body).toMatchObject({ status: 'active' });

@@ -12,8 +12,7 @@ import { widgetRouter } from '../routes/widget-v1/widget-router.js';
 import type { RouteContext } from '../routes/route-context.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { methodNotAllowed } from './method-not-allowed.js';
-import { refuseNulCharacters } from './refuse-nul-characters.js';
-import { requireJsonBody } from './require-json-body.js';
+import { readJsonBody } from './read-json-body.js';
 import { requestContext } from './request-context.js';
 import { requestMetrics } from './request-metrics.js';
 
@@ -41,9 +40,6 @@ export function buildApp(options: AppOptions): Express {
   app.use(requestContext(options.logger));
   if (options.metrics) app.use(requestMetrics(options.metrics));
   app.use(healthRouter(options.readiness, options.isShuttingDown));
-  app.use(express.json({ limit: '256kb' }));
-  app.use(requireJsonBody);
-  app.use(refuseNulCharacters);
 
   // Public, no key: built once from the same schemas and routes the server uses.
   const openApiDocument = buildOpenApiDocument({ publicBaseUrl: options.publicBaseUrl });
@@ -54,8 +50,10 @@ export function buildApp(options: AppOptions): Express {
 
   app.use('/api/v1', apiV1Router(options.context, [options.failureRateLimits.api, options.secretKeyAuth]));
 
-  app.use('/widget/v1', publicKeyAuth(options.context.rpc), widgetRouter(options.context));
-  app.use('/dashboard/v1', options.failureRateLimits.dashboard, dashboardRouter(options.context));
+  // Bodies are read once the caller is known: on /api/v1 by each route after its scope check; on
+  // the dashboard before its routes, since signing in sends its credentials in the body.
+  app.use('/widget/v1', publicKeyAuth(options.context.rpc), ...readJsonBody, widgetRouter(options.context));
+  app.use('/dashboard/v1', options.failureRateLimits.dashboard, ...readJsonBody, dashboardRouter(options.context));
 
   app.use(notFound);
   app.use(errorHandler);

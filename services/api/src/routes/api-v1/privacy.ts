@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Request } from 'express';
 import { requireScope } from '../../auth/secret-key-auth.js';
+import { readJsonBody } from '../../http/read-json-body.js';
 import { ApiError } from '../../http/api-error.js';
 import { eraseUserData, exportUserData } from '../../privacy/user-data.js';
 import type { RouteContext } from '../route-context.js';
@@ -21,10 +22,10 @@ function externalIdOf(request: Request): string {
  */
 export function privacyRoutes(context: RouteContext): Router {
   const router = Router();
-  router.get('/privacy/users/:externalId', requireScope('privacy:read', context.links), async (request, response) => {
+  router.get('/privacy/users/:externalId', requireScope('privacy:read', context.links), ...readJsonBody, async (request, response) => {
     response.json(await exportUserData(context.prisma, request.apiKey!.app.id, externalIdOf(request)));
   });
-  router.delete('/privacy/users/:externalId', requireScope('privacy:write', context.links), async (request, response) => {
+  router.delete('/privacy/users/:externalId', requireScope('privacy:write', context.links), ...readJsonBody, async (request, response) => {
     const result = await eraseUserData(context.prisma, request.apiKey!.app.id, externalIdOf(request));
     context.outboxRelay.wake();
     response.json(result);
