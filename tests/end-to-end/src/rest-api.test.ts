@@ -330,6 +330,13 @@ describe('bad input', () => {
 
   it('gets 404 for an unknown route and 405 with Allow for a wrong method', async () => {
     expect((await get('/api/v1/nothing-here')).status).toBe(404);
+    // A key pasted into the path by mistake is not answered back.
+    for (const path of [`/api/v1/suggestions/${key}`, `/${key}`]) {
+      const missing = await get(path);
+      expect(missing.status).toBe(404);
+      expect(JSON.stringify(missing.body)).not.toContain(key);
+      expect(missing.body).toMatchObject({ error: 'not_found', message: expect.stringContaining('sk_live_[redacted]') });
+    }
     const wrong = await call(url(), 'DELETE', '/api/v1/suggestions', { key });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('GET, POST');

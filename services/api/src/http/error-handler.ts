@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ContractViolation } from '@feedback/contracts';
+import { redactText } from '@feedback/logging';
 import { RpcError, RpcTimeoutError } from '@feedback/messaging';
 import { ApiError, ERROR_STATUS } from './api-error.js';
 import type { ErrorCode } from './api-error.js';
@@ -66,5 +67,6 @@ function toApiError(error: unknown): ApiError {
 }
 
 export const notFound: RequestHandler = (request, _response, next) => {
-  next(new ApiError('not_found', `No route ${request.method} ${request.path}.`));
+  // The path as sent, but never a key pasted into it: no answer holds a key.
+  next(new ApiError('not_found', `No route ${request.method} ${redactText(request.path)}.`));
 };
