@@ -66,7 +66,7 @@ export async function benchEnvironment() {
 
 export const quiet = (service) => createLogger({ service, level: 'error', transports: [new winston.transports.Console({ silent: true })] });
 
-/** Signs up a Pro team with one app through the dashboard; answers the session token and the app. */
+/** Signs up a Pro team with one app through the dashboard; answers the session token and the app, with the key its first rotation showed as `secret_key`. */
 export async function proTeamWithApp(apiUrl, suffix) {
   const dashboard = async (method, path, token, body) => {
     const response = await fetch(`${apiUrl}/dashboard/v1${path}`, {
@@ -82,7 +82,10 @@ export async function proTeamWithApp(apiUrl, suffix) {
   await dashboard('PATCH', '/team', session.token, { plan: 'pro' });
   const { status: createdStatus, body: created } = await dashboard('POST', '/apps', session.token, { name: 'Bench app' });
   if (createdStatus !== 201) throw new Error(`app creation failed: ${createdStatus} ${JSON.stringify(created)}`);
-  return { token: session.token, created, dashboard };
+  // A key is shown only by a rotation.
+  const { status: rotatedStatus, body: rotated } = await dashboard('POST', `/apps/${created.app.id}/api-key/rotate`, session.token);
+  if (rotatedStatus !== 200) throw new Error(`key rotation failed: ${rotatedStatus} ${JSON.stringify(rotated)}`);
+  return { token: session.token, created: { ...created, secret_key: rotated.secret_key }, dashboard };
 }
 
 /**

@@ -275,14 +275,14 @@ export const rpcMethods = {
     request: actorOnly('authority.listApps.request'),
     result: defineContract('authority.listApps.result', listOf(appSchema)),
   },
-  /** Owner or Admin. The result holds the secret key: shown once, never again. */
+  /** Owner or Admin. The key's value is not in the result: it is shown only by a rotation. */
   'authority.createApp': {
     request: defineContract('authority.createApp.request', withActor({ name: { type: 'string', minLength: 1, maxLength: 200 } }, ['name'])),
     result: defineContract('authority.createApp.result', {
       type: 'object',
-      required: ['app', 'api_key', 'secret_key'],
+      required: ['app', 'api_key'],
       additionalProperties: false,
-      properties: { app: appSchema, api_key: apiKeySchema, secret_key: { type: 'string' } },
+      properties: { app: appSchema, api_key: apiKeySchema },
     } as const),
   },
   /** Owner or Admin. */

@@ -62,10 +62,18 @@ describe('a new app key', () => {
     }
   });
 
-  it('is shown in full only at creation: the key view holds a display prefix, never the key', async () => {
-    const { appId, secretKey } = await newApp();
+  it('is shown in full only at rotation: creating the app shows none, the key view holds a display prefix, never the key', async () => {
+    const created = await dashboard('POST', '/dashboard/v1/apps', { name: 'Keyless answer' });
+    expect(created.status).toBe(201);
+    expect(created.body).not.toHaveProperty('secret_key');
+    expect(JSON.stringify(created.body)).not.toMatch(/sk_live_[A-Za-z0-9]{20}/);
+    const appId = (created.body['app'] as { id: number }).id;
+    const rotated = await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/rotate`);
+    const secretKey = rotated.body['secret_key'] as string;
+    secrets.push(secretKey);
+    expect(secretKey).toMatch(/^sk_live_/);
     const view = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key`);
-    expect(view.body['display_prefix']).toBe(`${secretKey.slice(0, 12)}…`);
+    expect(view.body).toMatchObject({ display_prefix: `${secretKey.slice(0, 12)}…`, scopes: ['suggestions:read', 'tickets:read'] });
     expect(JSON.stringify(view.body)).not.toContain(secretKey);
   });
 });
@@ -149,14 +157,17 @@ describe('revoke, restore and rotate', () => {
   it('rotate: refused with 409 key_revoked while the key is revoked, which stays revoked and unchanged', async () => {
     const { appId, secretKey } = await newApp();
     await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/revoke`);
+    const before = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key`);
     const rotated = await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/rotate`);
     expect(rotated.status).toBe(409);
     expect(rotated.body).toMatchObject({ error: 'key_revoked' });
     expect(rotated.body).not.toHaveProperty('secret_key');
     const view = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key`);
-    expect(view.body).toMatchObject({ status: 'revoked', display_prefix: `${secretKey.slice(0, 12)}…`, rotated_at: null });
+    expect(view.body).toEqual(before.body);
+    expect(view.body).toMatchObject({ status: 'revoked', display_prefix: `${secretKey.slice(0, 12)}…` });
     const audit = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key/audit`);
-    expect((audit.body['items'] as Array<{ action: string }>).map((item) => item.action)).toEqual(['revoked', 'created']);
+    // The rotation that showed the app's first key, then the revocation; the refused rotation changed nothing.
+    expect((audit.body['items'] as Array<{ action: string }>).map((item) => item.action)).toEqual(['revoked', 'rotated', 'created']);
     const refused = await createSuggestion(secretKey);
     expect(refused.body).toMatchObject({ error: 'revoked_api_key' });
     expect(refused.body['message']).not.toMatch(/rotate/i);
@@ -188,7 +199,8 @@ describe('audit trail and last usage', () => {
     await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/rotate`);
     const audit = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key/audit`);
     const items = audit.body['items'] as Array<{ action: string; actor: { member_id: string; name: string }; scopes: string[]; created_at: string }>;
-    expect(items.map((item) => item.action)).toEqual(['rotated', 'restored', 'revoked', 'scopes_granted', 'created']);
+    // The first rotation is the one that showed the app's first key.
+    expect(items.map((item) => item.action)).toEqual(['rotated', 'restored', 'revoked', 'scopes_granted', 'rotated', 'created']);
     expect(items[3]?.scopes).toEqual(['tickets:write']);
     for (const item of items) expect(item.actor).toEqual({ member_id: owner.memberId, name: 'Olive Owner' });
   });
@@ -263,7 +275,7 @@ describe('secrets', () => {
       expect(logs).not.toContain(hash);
       expect(bodies).not.toContain(hash);
     }
-    // The only bodies holding a key are the creation and rotation answers that show it once.
+    // The only bodies holding a key are the rotation answers that show it once.
     const showing = answers.filter((answer) => secrets.some((secret) => JSON.stringify(answer.body).includes(secret)));
     expect(showing.every((answer) => 'secret_key' in answer.body)).toBe(true);
   });

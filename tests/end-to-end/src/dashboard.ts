@@ -50,14 +50,16 @@ export async function signUpTeam(baseUrl: string, plan: 'free' | 'starter' | 'pr
   return owner;
 }
 
-/** Creates an app and returns its id and its secret key (shown once). */
+/** Creates an app and rotates its key, which is how the key is first shown; returns the app and that key. */
 export async function createApp(baseUrl: string, token: string, name = 'Acme iOS'): Promise<{ appId: number; secretKey: string; publicKey: string }> {
-  const created = await call<{ app: { id: number; public_key: string }; secret_key: string }>(baseUrl, 'POST', '/dashboard/v1/apps', {
+  const created = await call<{ app: { id: number; public_key: string } }>(baseUrl, 'POST', '/dashboard/v1/apps', {
     token,
     body: { name },
   });
   if (created.status !== 201) throw new Error(`app creation failed: ${created.status} ${JSON.stringify(created.body)}`);
-  return { appId: created.body.app.id, secretKey: created.body.secret_key, publicKey: created.body.app.public_key };
+  const rotated = await call<{ secret_key: string }>(baseUrl, 'POST', `/dashboard/v1/apps/${created.body.app.id}/api-key/rotate`, { token });
+  if (rotated.status !== 200) throw new Error(`key rotation failed: ${rotated.status} ${JSON.stringify(rotated.body)}`);
+  return { appId: created.body.app.id, secretKey: rotated.body.secret_key, publicKey: created.body.app.public_key };
 }
 
 export async function grantScopes(baseUrl: string, token: string, appId: number, scopes: string[]): Promise<Answer> {

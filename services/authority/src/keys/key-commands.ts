@@ -66,6 +66,9 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
     async createApp({ actor, name }: RpcRequest<'authority.createApp'>): Promise<RpcResult<'authority.createApp'>> {
       const member = await loadActor(prisma, actor);
       requireRole(member, KEY_MANAGERS, 'create apps');
+      // The app's key exists from the start (with the scopes of a new key), but its value is shown
+      // to no one: specification 2.2 shows a key in full only at rotation, so rotating is how a
+      // team gets its first key.
       const secret = generateSecretKey();
       return prisma.$transaction(async (tx) => {
         const app = await tx.app.create({
@@ -78,7 +81,7 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
           include: { apiKey: true },
         });
         await audit(tx, member, app.id, 'created', [...NEW_KEY_SCOPES]);
-        return { app: appView(app), api_key: apiKeyView(app.apiKey!), secret_key: secret.secret };
+        return { app: appView(app), api_key: apiKeyView(app.apiKey!) };
       });
     },
 
