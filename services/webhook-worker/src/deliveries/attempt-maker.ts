@@ -98,10 +98,11 @@ export class AttemptMaker {
 
   /**
    * Makes attempt `number` of a delivery. A redelivery by hand (`manual`) is one attempt; the
-   * automatic schedule allows 1 + retries. Resolves once the attempt is recorded and what follows
-   * it is confirmed by the broker.
+   * automatic schedule allows 1 + retries. `redelivered`: the message that brought it was given
+   * before (its first taker lost it midway). Resolves once the attempt is recorded and what
+   * follows it is confirmed by the broker.
    */
-  async make(delivery: AttemptTarget, number: number, manual: boolean): Promise<void> {
+  async make(delivery: AttemptTarget, number: number, { manual, redelivered }: { manual: boolean; redelivered: boolean }): Promise<void> {
     const { store, logger, metrics } = this.options;
     // Fields every line of this attempt carries; a plain object, not a child logger, which would
     // cost more than the attempt's own bookkeeping when the level drops the line anyway.
@@ -167,8 +168,15 @@ export class AttemptMaker {
       });
       if (!recorded) {
         // Another copy of this attempt was recorded first (the broker gave its message twice), or
-        // the delivery settled or was withheld meanwhile: whatever follows was decided there.
+        // the delivery settled or was withheld meanwhile: what follows is that copy's to queue.
+        // Unless this message was given before: then the copy that recorded may be a worker that
+        // lost its connection before queueing it, and this message is the only one left, so what
+        // follows the recorded attempt is queued again (at least once, as deliver.ts does).
         logger.info('attempt outcome not recorded: its delivery had moved on', { ...about, status: result.status });
+        if (redelivered) {
+          const now = await store.now(delivery.id);
+          if (now?.attempts === number) await this.followUp(now.status, delivery.id, number);
+        }
         return;
       }
       // The automatic schedule only: a redelivery by hand is one attempt, counted above.

@@ -111,6 +111,24 @@ describe('AttemptStore.record', () => {
     expect((await stateOf(id)).log).toHaveLength(1);
   });
 
+  it.each([
+    ['the failure first', [500, 204]],
+    ['the 2xx first', [204, 500]],
+  ])('lets a 2xx outweigh a failed copy of the same attempt in the same statement (%s)', async (_order, codes) => {
+    const id = await delivery();
+    const answers = await Promise.all(codes.map((code) => store.record(outcome(id, 1, code, code === 204 ? 'delivered' : 'retrying'))));
+    expect(answers).toEqual(codes.map((code) => code === 204));
+    expect(await stateOf(id)).toEqual({ status: 'delivered', attempts: 1, last_response_code: 204, log: [[1, 204]] });
+  });
+
+  it('does not record a stale automatic retry over a redelivery by hand that is pending', async () => {
+    // Delivered after two attempts, then pressed Redeliver: pending, attempt 3 to come by hand.
+    const id = await delivery('pending', 2);
+    expect(await store.record(outcome(id, 3, 500, 'retrying'))).toBe(false);
+    expect(await store.record(outcome(id, 3, 204, 'delivered', true))).toBe(true);
+    expect(await stateOf(id)).toMatchObject({ status: 'delivered', attempts: 3, log: [[3, 204]] });
+  });
+
   it('records a redelivery by hand of a settled delivery, but no automatic attempt after it settled', async () => {
     const id = await delivery('abandoned', 6);
     expect(await store.record(outcome(id, 7, 500, 'retrying'))).toBe(false);

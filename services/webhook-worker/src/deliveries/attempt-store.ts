@@ -23,6 +23,7 @@ export interface AttemptTarget {
 /** What may have changed while an attempt waited for its slot: a rotation, a new URL, an erasure. */
 export interface DeliveryNow {
   status: string;
+  attempts: number;
   url: string;
   secretEncrypted: string;
   /** Its envelope names an end user erased since (or its payload has been erased). */
@@ -95,25 +96,31 @@ const LOAD_SQL = `
   WHERE d.id = ANY($1::uuid[])`;
 
 // The attempt log and the delivery's state move together, in one statement, and it answers which
-// outcomes took effect: only those are followed by a retry. The update drives it, and moves a
-// delivery only forward:
-// - the next attempt of a delivery still under way is recorded; a redelivery by hand may find it
-//   delivered or abandoned (it is queued before the delivery shows pending);
+// outcomes took effect: only those are followed by what comes next (see AttemptMaker.make for the
+// one exception). The update drives it, and moves a delivery only forward:
+// - the next attempt of a delivery still under way is recorded: a first attempt, a retry, or a
+//   redelivery by hand, which may find the delivery delivered or abandoned (it is queued before
+//   the delivery shows pending); an automatic attempt that finds a redelivery by hand pending
+//   (pending after attempts) is a stale retry, and is not;
 // - a 2xx outweighs a failure recorded for the same or a later attempt: two copies of one attempt
 //   (a message the broker gave twice) may finish in either order, and the receiver has the event;
+//   two copies in one statement are one outcome, the 2xx if there is one (an UPDATE joined to two
+//   rows applies either);
 // - anything else (a duplicate, an attempt after the delivery settled, a withheld delivery, one
 //   deleted meanwhile with its endpoint) changes nothing and logs nothing, rather than failing on
 //   a foreign key and having the whole message handled again.
 const RECORD_SQL = `
   WITH outcome AS (
-    SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bool[])
+    SELECT DISTINCT ON (delivery_id) *
+    FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bool[])
       WITH ORDINALITY AS o(delivery_id, number, started_at, duration_ms, response_code, error, response_body_start, status, manual, position)
+    ORDER BY delivery_id, status = 'delivered' DESC, number DESC
   ), updated AS (
     UPDATE webhooks.deliveries d
     SET status = o.status::webhooks."DeliveryStatus", attempts = greatest(d.attempts, o.number), last_response_code = o.response_code, updated_at = now()
     FROM outcome o
     WHERE d.id = o.delivery_id AND d.status <> 'withheld' AND (
-      (d.attempts < o.number AND (o.manual OR d.status IN ('pending', 'retrying')))
+      (d.attempts < o.number AND (o.manual OR d.status = 'retrying' OR (d.status = 'pending' AND d.attempts = 0)))
       OR (o.status = 'delivered' AND d.status IN ('retrying', 'abandoned'))
     )
     RETURNING o.*
@@ -156,9 +163,9 @@ export class AttemptStore {
   }
 
   /**
-   * The delivery's status, whether it names an erased user, and its endpoint's URL and secret as
-   * they are now; undefined when gone (its endpoint was deleted). Key lookups, no payload sent
-   * back: what an attempt that waited for its slot reads again.
+   * The delivery's status and attempt count, whether it names an erased user, and its endpoint's
+   * URL and secret as they are now; undefined when gone (its endpoint was deleted). Key lookups, no
+   * payload sent back: what an attempt that waited for its slot reads again.
    */
   now(deliveryId: string): Promise<DeliveryNow | undefined> {
     return this.nowLoader.load(deliveryId);
@@ -193,15 +200,15 @@ export class AttemptStore {
   }
 
   private async nowMany(ids: readonly string[]): Promise<Array<DeliveryNow | undefined>> {
-    const { rows } = await this.pool.query<{ id: string; status: string; url: string; secret_encrypted: string; names_erased_user: boolean }>({
+    const { rows } = await this.pool.query<{ id: string; status: string; attempts: number; url: string; secret_encrypted: string; names_erased_user: boolean }>({
       name: 'deliveries-now',
-      text: `SELECT d.id, d.status::text AS status, e.url, e.secret_encrypted, ${namesErasedUserSql('d')} AS names_erased_user
+      text: `SELECT d.id, d.status::text AS status, d.attempts, e.url, e.secret_encrypted, ${namesErasedUserSql('d')} AS names_erased_user
              FROM webhooks.deliveries d JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
              WHERE d.id = ANY($1::uuid[])`,
       values: [ids],
     });
     const byId = new Map(
-      rows.map((row) => [row.id, { status: row.status, url: row.url, secretEncrypted: row.secret_encrypted, namesErasedUser: row.names_erased_user }]),
+      rows.map((row) => [row.id, { status: row.status, attempts: row.attempts, url: row.url, secretEncrypted: row.secret_encrypted, namesErasedUser: row.names_erased_user }]),
     );
     return ids.map((id) => byId.get(id));
   }

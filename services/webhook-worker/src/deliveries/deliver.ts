@@ -42,8 +42,11 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
       return;
     }
     // Settled: no more automatic attempts. A redelivery by hand may still find it delivered or
-    // abandoned: it is queued in the transaction that marks it pending, and can arrive first.
-    if (delivery.status === 'withheld' || (!manual && (delivery.status === 'delivered' || delivery.status === 'abandoned'))) return;
+    // abandoned: it is queued in the transaction that marks it pending, and can arrive first. An
+    // automatic attempt that finds one pending after attempts were made is a stale retry (queued by
+    // a duplicate copy of an attempt that was then outweighed by a 2xx): the redelivery is the one due.
+    if (delivery.status === 'withheld') return;
+    if (!manual && (delivery.status === 'delivered' || delivery.status === 'abandoned' || (delivery.status === 'pending' && delivery.attempts > 0))) return;
     if (!attempts.hasRoom(delivery.endpointId)) {
       // This endpoint has enough in flight here: the message waits a moment, without an attempt,
       // instead of holding a slot other endpoints' deliveries need.
@@ -54,7 +57,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
       });
       return;
     }
-    await attempts.make(delivery, number, manual);
+    await attempts.make(delivery, number, { manual, redelivered: raw.fields.redelivered });
   }
 
   return startConsumer(options.broker, options.logger, {

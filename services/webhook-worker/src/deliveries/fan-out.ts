@@ -100,7 +100,7 @@ export class FanOut {
       deliveries.map((delivery) => {
         if (delivery.attempts === 0 && delivery.status === 'pending') {
           attempted += 1;
-          if (attempts.isHealthy(delivery.endpointId) && attempts.hasRoom(delivery.endpointId)) return attempts.make(delivery, 1, false);
+          if (attempts.isHealthy(delivery.endpointId) && attempts.hasRoom(delivery.endpointId)) return attempts.make(delivery, 1, { manual: false, redelivered });
           this.options.metrics.handedOff.inc();
           return publisher.sendToQueue(queues.deliver, { delivery_id: delivery.id }, { messageId: delivery.id, headers: { [ATTEMPT_HEADER]: 1 } });
         }

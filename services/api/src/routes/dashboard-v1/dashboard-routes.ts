@@ -43,7 +43,7 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
     summary: 'Removes a member (Admins remove Members; Owners anyone). The last Owner cannot be removed.' },
   { method: 'get', path: '/apps', command: 'authority.listApps', summary: "The team's apps." },
   { method: 'post', path: '/apps', command: 'authority.createApp', body: true, status: 201,
-    summary: "Owner or Admin: creates an app. The answer shows its secret key, once." },
+    summary: "Owner or Admin: creates an app and its key, whose value is not shown: rotate the key to get it (shown once)." },
   { method: 'get', path: '/apps/:appId/api-key', command: 'authority.getApiKey', params: app,
     summary: "Owner or Admin: the app's key: scopes, Full access, status, last usage. Never the key." },
   { method: 'patch', path: '/apps/:appId/api-key', command: 'authority.changeKeyScopes', body: true, params: app,

@@ -1,0 +1,116 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createLogger } from '@feedback/logging';
+import { Broker, ConfirmedPublisher, declareWebhookTopology, durableBrokerObjects, topologyNames, webhookQueueNames } from '@feedback/messaging';
+import { createMetricsRegistry } from '@feedback/service-runtime';
+import { HttpsReceiver, createMigratedTestDatabase, createTestNamespace, deleteBrokerObjects, resolveTestInfrastructure, testCertificates } from '@feedback/test-support';
+import type { MigratedTestDatabase, TestInfrastructure } from '@feedback/test-support';
+import amqplib from 'amqplib';
+import type pg from 'pg';
+import winston from 'winston';
+import { migrateWorkerDatabase } from '../database.js';
+import { SecretBox } from '../endpoints/signing-secrets.js';
+import { WebhookSender } from '../outbound/webhook-sender.js';
+import { AttemptMaker } from './attempt-maker.js';
+import { AttemptStore } from './attempt-store.js';
+import { WebhookMetrics } from './webhook-metrics.js';
+
+const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
+const namespace = createTestNamespace();
+// Long delays: a queued retry stays in its queue for the test to count.
+const retryDelaysMs = [600_000, 600_000, 600_000, 600_000, 600_000];
+const queues = webhookQueueNames(topologyNames(namespace), retryDelaysMs);
+let infrastructure: TestInfrastructure;
+let database: MigratedTestDatabase;
+let pool: pg.Pool;
+let broker: Broker;
+let publisher: ConfirmedPublisher;
+let receiver: HttpsReceiver;
+let store: AttemptStore;
+let attempts: AttemptMaker;
+let endpointId: string;
+
+beforeAll(async () => {
+  infrastructure = await resolveTestInfrastructure();
+  database = await createMigratedTestDatabase((url) => migrateWorkerDatabase(url, logger), infrastructure);
+  pool = database.pool;
+  broker = Broker.connect({ url: infrastructure.amqpUrl, connectionName: 'attempt-maker-test', logger });
+  await broker.waitUntilConnected(5000);
+  publisher = new ConfirmedPublisher(broker, { name: 'attempt-maker-test', setup: (channel) => declareWebhookTopology(channel, queues) });
+  receiver = await HttpsReceiver.start(testCertificates().trusted);
+  receiver.answer = () => ({ status: 500 });
+  const secrets = new SecretBox(randomBytes(32).toString('base64'));
+  store = new AttemptStore(pool);
+  attempts = new AttemptMaker({
+    store,
+    publisher,
+    secrets,
+    queues,
+    logger,
+    sender: new WebhookSender({ timeoutMs: 2000, allowedPrivateHosts: ['localhost'], extraCaFile: testCertificates().caFile }),
+    metrics: new WebhookMetrics(createMetricsRegistry('test'), () => ({ active: 0, waiting: 0 })),
+  });
+  endpointId = randomUUID();
+  await pool.query(
+    `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
+     VALUES ($1, $2, 1, 'E', $3, '{suggestion.created}', $4)`,
+    [endpointId, randomUUID(), receiver.url(), secrets.seal('whsec_test')],
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await receiver?.close();
+  await publisher?.close();
+  await broker?.close();
+  await deleteBrokerObjects(infrastructure.amqpUrl, durableBrokerObjects(namespace, retryDelaysMs));
+  await database?.drop();
+  await infrastructure?.stop();
+});
+
+/** Messages waiting in the first retry queue for this delivery; taken off it. */
+async function queuedRetries(deliveryId: string): Promise<number> {
+  const connection = await amqplib.connect(infrastructure.amqpUrl);
+  try {
+    const channel = await connection.createChannel();
+    let count = 0;
+    for (let message = await channel.get(queues.retries[0]!.queue); message; message = await channel.get(queues.retries[0]!.queue)) {
+      if ((JSON.parse(message.content.toString()) as { delivery_id: string }).delivery_id === deliveryId) count += 1;
+      channel.ack(message);
+    }
+    return count;
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * Two copies of a first attempt: this one loaded the delivery before the other copy recorded its
+ * failure (retrying), and now fails too.
+ */
+async function secondCopyOfAFailedFirstAttempt(redelivered: boolean): Promise<string> {
+  const id = randomUUID();
+  await pool.query(
+    `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload)
+     VALUES ($1, $2, $3, 'suggestion.created', 1, '{"event":"suggestion.created"}')`,
+    [id, endpointId, randomUUID()],
+  );
+  const loaded = (await store.load(id))!;
+  // The other copy's record.
+  expect(await store.record({ deliveryId: id, number: 1, startedAt: new Date(), durationMs: 2, responseCode: 500, error: null, responseBodyStart: null, status: 'retrying', manual: false })).toBe(true);
+  await attempts.make(loaded, 1, { manual: false, redelivered });
+  return id;
+}
+
+describe('AttemptMaker, for a copy of an attempt whose outcome another copy recorded first', () => {
+  it('queues nothing when its message is a first delivery: the copy that recorded queues the retry', async () => {
+    const id = await secondCopyOfAFailedFirstAttempt(false);
+    expect(await queuedRetries(id)).toBe(0);
+  });
+
+  it('queues the recorded retry again when its message was given before: the copy that recorded may have died before queueing it', async () => {
+    const id = await secondCopyOfAFailedFirstAttempt(true);
+    expect(await queuedRetries(id)).toBe(1);
+    const { rows } = await pool.query<{ status: string; attempts: number }>('SELECT status::text AS status, attempts FROM webhooks.deliveries WHERE id = $1', [id]);
+    expect(rows[0]).toEqual({ status: 'retrying', attempts: 1 });
+  });
+});
