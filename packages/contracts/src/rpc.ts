@@ -59,7 +59,7 @@ const endpointSchema = {
   },
 } as const;
 
-export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'abandoned', 'withheld'] as const;
+export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'abandoned', 'withheld', 'cancelled'] as const;
 
 const deliverySchema = {
   type: 'object',
@@ -71,7 +71,7 @@ const deliverySchema = {
     event_id: { type: 'string', format: 'uuid' },
     status: {
       enum: DELIVERY_STATUSES,
-      description: 'pending: not attempted yet; retrying: failed, a retry is scheduled; delivered: a 2xx came back; abandoned: the fifth retry failed, or a redelivery by hand failed; withheld: not sent, it names an erased user.',
+      description: 'pending: not attempted yet; retrying: failed, a retry is scheduled; delivered: a 2xx came back; abandoned: the fifth retry failed, or a redelivery by hand failed; withheld: not sent, it names an erased user; cancelled: not attempted again, its endpoint no longer selects this event.',
     },
     attempts: { type: 'integer' },
     last_response_code: { type: ['integer', 'null'] },
@@ -498,7 +498,7 @@ export const rpcMethods = {
     } as const),
   },
   /**
-   * Sends a settled (delivered or abandoned) delivery again by hand: one more attempt, with the
+   * Sends a settled (delivered, abandoned or cancelled) delivery again by hand: one more attempt, with the
    * same id, and no retries after it. Errors: not_found, delivery_in_progress, delivery_withheld
    * (it names an erased user).
    */

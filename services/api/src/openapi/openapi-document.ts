@@ -362,7 +362,7 @@ function dashboardWebhookPaths() {
       }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver': {
-      post: operation('redeliver', 'Owner or Admin: one more attempt with the same id, once the delivery is delivered or abandoned.', result('webhook-worker.redeliver', '202'), {
+      post: operation('redeliver', 'Owner or Admin: one more attempt with the same id, once the delivery has settled (delivered, abandoned or cancelled).', result('webhook-worker.redeliver', '202'), {
         parameters: [app, endpoint, delivery],
       }),
     },

@@ -101,6 +101,30 @@ async function secondCopyOfAFailedFirstAttempt(redelivered: boolean): Promise<st
   return id;
 }
 
+describe('AttemptMaker, for an event its endpoint no longer selects', () => {
+  it('cancels a retry of it without sending it; a redelivery by hand still goes', async () => {
+    const id = randomUUID();
+    // The endpoint selects suggestion.created only: this ticket event was dropped from it after its first attempt failed.
+    await pool.query(
+      `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload, status, attempts)
+       VALUES ($1, $2, $3, 'ticket.created', 1, '{"event":"ticket.created"}', 'retrying', 1)`,
+      [id, endpointId, randomUUID()],
+    );
+    const sentBefore = receiver.received.length;
+    const target = (await store.load(id))!;
+    expect(target.selected).toBe(false);
+    await attempts.make(target, 2, { manual: false, redelivered: false });
+    expect(receiver.received).toHaveLength(sentBefore);
+    const state = async () => (await pool.query<{ status: string; attempts: number }>('SELECT status::text AS status, attempts FROM webhooks.deliveries WHERE id = $1', [id])).rows[0];
+    expect(await state()).toEqual({ status: 'cancelled', attempts: 1 });
+    expect(await queuedRetries(id)).toBe(0);
+
+    await attempts.make((await store.load(id))!, 2, { manual: true, redelivered: false });
+    expect(receiver.received).toHaveLength(sentBefore + 1);
+    expect(await state()).toEqual({ status: 'abandoned', attempts: 2 });
+  });
+});
+
 describe('AttemptMaker, for a copy of an attempt whose outcome another copy recorded first', () => {
   it('queues nothing when its message is a first delivery: the copy that recorded queues the retry', async () => {
     const id = await secondCopyOfAFailedFirstAttempt(false);

@@ -121,6 +121,9 @@ export class AttemptMaker {
         const current = waits ? await store.now(delivery.id) : delivery;
         if (current === undefined) return 'gone' as const;
         if (current.namesErasedUser || current.status === 'withheld') return 'withheld' as const;
+        // An endpoint receives only the events it selects: a retry of one it has dropped since is
+        // not sent. A redelivery by hand is a member's explicit request, and goes.
+        if (!current.selected && !manual) return 'cancelled' as const;
         const startedAt = new Date();
         const headers = {
           // Signed afresh at every attempt (the published library's own signer), so a retry hours
@@ -140,6 +143,12 @@ export class AttemptMaker {
         await store.withhold(delivery.id);
         metrics.settled.inc({ status: 'withheld' });
         logger.info('delivery withheld: it names an erased user', about);
+        return;
+      }
+      if (made === 'cancelled') {
+        await store.cancel(delivery.id);
+        metrics.settled.inc({ status: 'cancelled' });
+        logger.info('delivery cancelled: its endpoint no longer selects this event', about);
         return;
       }
       const { startedAt, result } = made;

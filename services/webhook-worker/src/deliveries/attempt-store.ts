@@ -16,6 +16,8 @@ export interface AttemptTarget {
   secretEncrypted: string;
   /** The envelope names an end user who has since been erased: it must not be sent. */
   namesErasedUser: boolean;
+  /** The endpoint still selects this event (a Send test's ping always counts as selected). */
+  selected: boolean;
   /** The event's `created_at`, when fan-out hands the first attempt over itself (for metrics). */
   eventCreatedAt?: string;
 }
@@ -28,6 +30,8 @@ export interface DeliveryNow {
   secretEncrypted: string;
   /** Its envelope names an end user erased since (or its payload has been erased). */
   namesErasedUser: boolean;
+  /** Its endpoint still selects its event. */
+  selected: boolean;
 }
 
 /** One attempt made, and the delivery's state after it. */
@@ -70,9 +74,12 @@ export const namesErasedUserSql = (delivery: string) => `(${isErasedPayloadSql(`
   WHERE p.app_id = ${delivery}.app_id AND p.user_hash IN (${userHash(delivery, 'author')}, ${userHash(delivery, 'sender')})
 ))`;
 
+/** SQL: whether endpoint row `e` still selects the event of delivery row `d` (Send test's ping always). */
+const SELECTED_SQL = `(d.event_type = ANY (e.events) OR d.event_type = 'webhook.ping')`;
+
 /** The columns of an AttemptTarget, from delivery row `d` and endpoint row `e`. */
 export const ATTEMPT_TARGET_COLUMNS = `d.id, d.endpoint_id, d.event_type, d.status::text AS status, d.attempts, d.payload::text AS body,
-  e.url, e.secret_encrypted, ${namesErasedUserSql('d')} AS names_erased_user`;
+  e.url, e.secret_encrypted, ${namesErasedUserSql('d')} AS names_erased_user, ${SELECTED_SQL} AS selected`;
 
 /** An AttemptTarget from a row of ATTEMPT_TARGET_COLUMNS. */
 export function attemptTargetOf(row: Record<string, unknown>): AttemptTarget {
@@ -86,6 +93,7 @@ export function attemptTargetOf(row: Record<string, unknown>): AttemptTarget {
     url: row['url'] as string,
     secretEncrypted: row['secret_encrypted'] as string,
     namesErasedUser: row['names_erased_user'] as boolean,
+    selected: row['selected'] as boolean,
   };
 }
 
@@ -121,7 +129,7 @@ const RECORD_SQL = `
     FROM outcome o
     WHERE d.id = o.delivery_id AND d.status <> 'withheld' AND (
       (d.attempts < o.number AND (o.manual OR d.status = 'retrying' OR (d.status = 'pending' AND d.attempts = 0)))
-      OR (o.status = 'delivered' AND d.status IN ('retrying', 'abandoned'))
+      OR (o.status = 'delivered' AND d.status IN ('retrying', 'abandoned', 'cancelled'))
     )
     RETURNING o.*
   ), logged AS (
@@ -184,6 +192,14 @@ export class AttemptStore {
     return this.recorder.load(outcome);
   }
 
+  /** Stops a delivery whose endpoint no longer selects its event; its history stays. */
+  async cancel(deliveryId: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE webhooks.deliveries SET status = 'cancelled', updated_at = now() WHERE id = $1 AND status IN ('pending', 'retrying')`,
+      [deliveryId],
+    );
+  }
+
   /** Stops a delivery that names an erased user, and drops its stored payload. */
   async withhold(deliveryId: string): Promise<void> {
     await this.pool.query(
@@ -200,15 +216,18 @@ export class AttemptStore {
   }
 
   private async nowMany(ids: readonly string[]): Promise<Array<DeliveryNow | undefined>> {
-    const { rows } = await this.pool.query<{ id: string; status: string; attempts: number; url: string; secret_encrypted: string; names_erased_user: boolean }>({
+    const { rows } = await this.pool.query<{ id: string; status: string; attempts: number; url: string; secret_encrypted: string; names_erased_user: boolean; selected: boolean }>({
       name: 'deliveries-now',
-      text: `SELECT d.id, d.status::text AS status, d.attempts, e.url, e.secret_encrypted, ${namesErasedUserSql('d')} AS names_erased_user
+      text: `SELECT d.id, d.status::text AS status, d.attempts, e.url, e.secret_encrypted, ${namesErasedUserSql('d')} AS names_erased_user, ${SELECTED_SQL} AS selected
              FROM webhooks.deliveries d JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
              WHERE d.id = ANY($1::uuid[])`,
       values: [ids],
     });
     const byId = new Map(
-      rows.map((row) => [row.id, { status: row.status, attempts: row.attempts, url: row.url, secretEncrypted: row.secret_encrypted, namesErasedUser: row.names_erased_user }]),
+      rows.map((row) => [
+        row.id,
+        { status: row.status, attempts: row.attempts, url: row.url, secretEncrypted: row.secret_encrypted, namesErasedUser: row.names_erased_user, selected: row.selected },
+      ]),
     );
     return ids.map((id) => byId.get(id));
   }

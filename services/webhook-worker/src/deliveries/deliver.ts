@@ -46,7 +46,8 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     // automatic attempt that finds one pending after attempts were made is a stale retry (queued by
     // a duplicate copy of an attempt that was then outweighed by a 2xx): the redelivery is the one due.
     if (delivery.status === 'withheld') return;
-    if (!manual && (delivery.status === 'delivered' || delivery.status === 'abandoned' || (delivery.status === 'pending' && delivery.attempts > 0))) return;
+    const settled = delivery.status === 'delivered' || delivery.status === 'abandoned' || delivery.status === 'cancelled';
+    if (!manual && (settled || (delivery.status === 'pending' && delivery.attempts > 0))) return;
     if (!attempts.hasRoom(delivery.endpointId)) {
       // This endpoint has enough in flight here: the message waits a moment, without an attempt,
       // instead of holding a slot other endpoints' deliveries need.

@@ -102,7 +102,7 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
     },
 
     /**
-     * One more attempt with the same id, for a delivery that has settled (delivered or abandoned).
+     * One more attempt with the same id, for a delivery that has settled (delivered, abandoned or cancelled).
      * Under the delivery's row lock, the attempt is queued (confirmed) and the delivery marked
      * pending in one transaction: a publish that fails leaves it as it was, a second press waits
      * and finds it in progress, and the worker's record or withhold of that attempt (an update of
@@ -120,7 +120,7 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
           throw new RpcError('delivery_withheld', 'This delivery names an erased user; it is never sent again.');
         }
         if (delivery.status === 'pending' || delivery.status === 'retrying') {
-          throw new RpcError('delivery_in_progress', 'This delivery is still being attempted; redeliver it once it is delivered or abandoned.');
+          throw new RpcError('delivery_in_progress', 'This delivery is still being attempted; redeliver it once it has settled.');
         }
         await queue(id, delivery.attempts + 1, true);
         return tx.delivery.update({ where: { id }, data: { status: 'pending' } });

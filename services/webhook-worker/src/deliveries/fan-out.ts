@@ -71,7 +71,7 @@ const FAN_OUT_SQL = `
   FROM webhooks.deliveries d JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
   WHERE d.event_id = ANY ($2::uuid[]) AND d.attempts <= 1
   UNION ALL
-  SELECT event_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM received`;
+  SELECT event_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM received`;
 
 /**
  * Turns domain events into deliveries and makes their first attempts, whatever the broker

@@ -59,6 +59,7 @@ describe('pruneDeliveries', () => {
       await delivery(first, 'abandoned', 35),
       await delivery(second, 'withheld', 31),
       await delivery(second, 'delivered', 45),
+      await delivery(second, 'cancelled', 33),
     ];
     const recent = await delivery(first, 'delivered', 29);
     const stillRetrying = await delivery(first, 'retrying', 60);

@@ -28,7 +28,7 @@ export function pruneDeliveries(pool: pg.Pool, options: DeliveryHistoryPruneOpti
                  WHERE endpoint_id = e.id
                    AND created_at < now() - make_interval(days => $1)
                    AND updated_at < now() - make_interval(days => $1)
-                   AND status IN ('delivered', 'abandoned', 'withheld')
+                   AND status IN ('delivered', 'abandoned', 'withheld', 'cancelled')
                  ORDER BY created_at
                  LIMIT $2) d
                LIMIT $2)
@@ -38,7 +38,7 @@ export function pruneDeliveries(pool: pg.Pool, options: DeliveryHistoryPruneOpti
              DELETE FROM webhooks.deliveries d USING settled s
              WHERE d.id = s.id
                AND d.updated_at < now() - make_interval(days => $1)
-               AND d.status IN ('delivered', 'abandoned', 'withheld')`,
+               AND d.status IN ('delivered', 'abandoned', 'withheld', 'cancelled')`,
       values: [options.retentionDays],
     },
     options.batchSize ?? 1000,

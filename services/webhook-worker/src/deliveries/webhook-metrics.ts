@@ -51,7 +51,7 @@ export class WebhookMetrics {
     });
     this.settled = new Counter({
       name: 'feedback_webhook_deliveries_settled_total',
-      help: 'Deliveries that reached a final status on the automatic schedule: delivered, abandoned (the last retry failed) or withheld (names an erased user); manual attempts are in feedback_webhook_attempts_total',
+      help: 'Deliveries that reached a final status on the automatic schedule: delivered, abandoned (the last retry failed), withheld (names an erased user) or cancelled (its endpoint no longer selects the event); manual attempts are in feedback_webhook_attempts_total',
       labelNames: ['status'],
       registers,
     });
