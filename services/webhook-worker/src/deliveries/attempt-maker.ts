@@ -139,15 +139,14 @@ export class AttemptMaker {
         logger.info('attempt dropped: its endpoint was deleted', about);
         return;
       }
+      // Counted once, by the copy that settled it.
       if (made === 'withheld') {
-        await store.withhold(delivery.id);
-        metrics.settled.inc({ status: 'withheld' });
+        if (await store.withhold(delivery.id)) metrics.settled.inc({ status: 'withheld' });
         logger.info('delivery withheld: it names an erased user', about);
         return;
       }
       if (made === 'cancelled') {
-        await store.cancel(delivery.id);
-        metrics.settled.inc({ status: 'cancelled' });
+        if (await store.cancel(delivery.id)) metrics.settled.inc({ status: 'cancelled' });
         logger.info('delivery cancelled: its endpoint no longer selects this event', about);
         return;
       }

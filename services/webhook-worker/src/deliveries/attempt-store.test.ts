@@ -121,6 +121,14 @@ describe('AttemptStore.record', () => {
     expect(await stateOf(id)).toEqual({ status: 'delivered', attempts: 1, last_response_code: 204, log: [[1, 204]] });
   });
 
+  it('records a redelivery by hand that shares a statement with a 2xx copy of an earlier attempt it may not record', async () => {
+    // Abandoned after six attempts, a late 2xx copy of the sixth still under way, and pressed Redeliver: pending.
+    const id = await delivery('pending', 6);
+    const [late, byHand] = await Promise.all([store.record(outcome(id, 6, 204, 'delivered')), store.record(outcome(id, 7, 500, 'abandoned', true))]);
+    expect({ late, byHand }).toEqual({ late: false, byHand: true });
+    expect(await stateOf(id)).toMatchObject({ status: 'abandoned', attempts: 7, log: [[7, 500]] });
+  });
+
   it('does not record a stale automatic retry over a redelivery by hand that is pending', async () => {
     // Delivered after two attempts, then pressed Redeliver: pending, attempt 3 to come by hand.
     const id = await delivery('pending', 2);

@@ -112,25 +112,30 @@ const LOAD_SQL = `
 //   (pending after attempts) is a stale retry, and is not;
 // - a 2xx outweighs a failure recorded for the same or a later attempt: two copies of one attempt
 //   (a message the broker gave twice) may finish in either order, and the receiver has the event;
-//   two copies in one statement are one outcome, the 2xx if there is one (an UPDATE joined to two
-//   rows applies either);
+//   two outcomes of one delivery in one statement are one, chosen among those it may record (the
+//   2xx first): an UPDATE joined to two rows applies either;
 // - anything else (a duplicate, an attempt after the delivery settled, a withheld delivery, one
 //   deleted meanwhile with its endpoint) changes nothing and logs nothing, rather than failing on
 //   a foreign key and having the whole message handled again.
+const RECORDABLE = `d.status <> 'withheld' AND (
+      (d.attempts < o.number AND (o.manual OR d.status = 'retrying' OR (d.status = 'pending' AND d.attempts = 0)))
+      OR (o.status = 'delivered' AND d.status IN ('retrying', 'abandoned', 'cancelled'))
+    )`;
 const RECORD_SQL = `
-  WITH outcome AS (
-    SELECT DISTINCT ON (delivery_id) *
-    FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bool[])
+  WITH given AS (
+    SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bool[])
       WITH ORDINALITY AS o(delivery_id, number, started_at, duration_ms, response_code, error, response_body_start, status, manual, position)
-    ORDER BY delivery_id, status = 'delivered' DESC, number DESC
+  ), outcome AS (
+    SELECT DISTINCT ON (o.delivery_id) o.*
+    FROM given o JOIN webhooks.deliveries d ON d.id = o.delivery_id
+    WHERE ${RECORDABLE}
+    ORDER BY o.delivery_id, o.status = 'delivered' DESC, o.number DESC
   ), updated AS (
+    -- Checked again on the row as it is when locked: another statement may have recorded meanwhile.
     UPDATE webhooks.deliveries d
     SET status = o.status::webhooks."DeliveryStatus", attempts = greatest(d.attempts, o.number), last_response_code = o.response_code, updated_at = now()
     FROM outcome o
-    WHERE d.id = o.delivery_id AND d.status <> 'withheld' AND (
-      (d.attempts < o.number AND (o.manual OR d.status = 'retrying' OR (d.status = 'pending' AND d.attempts = 0)))
-      OR (o.status = 'delivered' AND d.status IN ('retrying', 'abandoned', 'cancelled'))
-    )
+    WHERE d.id = o.delivery_id AND ${RECORDABLE}
     RETURNING o.*
   ), logged AS (
     INSERT INTO webhooks.delivery_attempts (id, delivery_id, number, started_at, duration_ms, response_code, error, response_body_start)
@@ -192,21 +197,23 @@ export class AttemptStore {
     return this.recorder.load(outcome);
   }
 
-  /** Stops a delivery whose endpoint no longer selects its event; its history stays. */
-  async cancel(deliveryId: string): Promise<void> {
-    await this.pool.query(
+  /** Stops a delivery whose endpoint no longer selects its event; its history stays. True if this stopped it. */
+  async cancel(deliveryId: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
       `UPDATE webhooks.deliveries SET status = 'cancelled', updated_at = now() WHERE id = $1 AND status IN ('pending', 'retrying')`,
       [deliveryId],
     );
+    return rowCount === 1;
   }
 
-  /** Stops a delivery that names an erased user, and drops its stored payload. */
-  async withhold(deliveryId: string): Promise<void> {
-    await this.pool.query(
+  /** Stops a delivery that names an erased user, and drops its stored payload. True if this stopped it. */
+  async withhold(deliveryId: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
       `UPDATE webhooks.deliveries SET status = 'withheld', payload = $2::jsonb, updated_at = now()
        WHERE id = $1 AND status IN ('pending', 'retrying')`,
       [deliveryId, ERASED_PAYLOAD_JSON],
     );
+    return rowCount === 1;
   }
 
   private async loadMany(ids: readonly string[]): Promise<Array<AttemptTarget | undefined>> {

@@ -11,7 +11,7 @@ export interface DeliveryHistoryPruneOptions {
 }
 
 /**
- * Deletes settled deliveries (delivered, abandoned, withheld) whose last change is older than the
+ * Deletes settled deliveries (delivered, abandoned, withheld, cancelled) whose last change is older than the
  * retention, their attempts with them (the foreign key cascades): the history an endpoint shows,
  * and payloads naming end users, are not kept for ever. A delivery still pending or retrying is
  * kept, however old. Each endpoint's oldest deliveries are found through its (endpoint, created)
