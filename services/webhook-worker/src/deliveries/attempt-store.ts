@@ -22,17 +22,8 @@ export interface AttemptTarget {
   eventCreatedAt?: string;
 }
 
-/** What may have changed while an attempt waited for its slot: a rotation, a new URL, an erasure. */
-export interface DeliveryNow {
-  status: string;
-  attempts: number;
-  url: string;
-  secretEncrypted: string;
-  /** Its envelope names an end user erased since (or its payload has been erased). */
-  namesErasedUser: boolean;
-  /** Its endpoint still selects its event. */
-  selected: boolean;
-}
+/** What may have changed while an attempt waited for its slot: a rotation, a new URL, an erasure, a new selection. */
+export type DeliveryNow = Pick<AttemptTarget, 'status' | 'attempts' | 'url' | 'secretEncrypted' | 'namesErasedUser' | 'selected'>;
 
 /** One attempt made, and the delivery's state after it. */
 export interface AttemptOutcome {
@@ -77,9 +68,24 @@ export const namesErasedUserSql = (delivery: string) => `(${isErasedPayloadSql(`
 /** SQL: whether endpoint row `e` still selects the event of delivery row `d` (Send test's ping always). */
 const SELECTED_SQL = `(d.event_type = ANY (e.events) OR d.event_type = 'webhook.ping')`;
 
+/** The columns of a DeliveryNow, from delivery row `d` and endpoint row `e`: key lookups, no payload. */
+const DELIVERY_NOW_COLUMNS = `d.status::text AS status, d.attempts, e.url, e.secret_encrypted,
+  ${namesErasedUserSql('d')} AS names_erased_user, ${SELECTED_SQL} AS selected`;
+
 /** The columns of an AttemptTarget, from delivery row `d` and endpoint row `e`. */
-export const ATTEMPT_TARGET_COLUMNS = `d.id, d.endpoint_id, d.event_type, d.status::text AS status, d.attempts, d.payload::text AS body,
-  e.url, e.secret_encrypted, ${namesErasedUserSql('d')} AS names_erased_user, ${SELECTED_SQL} AS selected`;
+export const ATTEMPT_TARGET_COLUMNS = `d.id, d.endpoint_id, d.event_type, d.payload::text AS body, ${DELIVERY_NOW_COLUMNS}`;
+
+/** A DeliveryNow from a row of DELIVERY_NOW_COLUMNS. */
+function deliveryNowOf(row: Record<string, unknown>): DeliveryNow {
+  return {
+    status: row['status'] as string,
+    attempts: row['attempts'] as number,
+    url: row['url'] as string,
+    secretEncrypted: row['secret_encrypted'] as string,
+    namesErasedUser: row['names_erased_user'] as boolean,
+    selected: row['selected'] as boolean,
+  };
+}
 
 /** An AttemptTarget from a row of ATTEMPT_TARGET_COLUMNS. */
 export function attemptTargetOf(row: Record<string, unknown>): AttemptTarget {
@@ -87,13 +93,8 @@ export function attemptTargetOf(row: Record<string, unknown>): AttemptTarget {
     id: row['id'] as string,
     endpointId: row['endpoint_id'] as string,
     eventType: row['event_type'] as string,
-    status: row['status'] as string,
-    attempts: row['attempts'] as number,
     body: row['body'] as string,
-    url: row['url'] as string,
-    secretEncrypted: row['secret_encrypted'] as string,
-    namesErasedUser: row['names_erased_user'] as boolean,
-    selected: row['selected'] as boolean,
+    ...deliveryNowOf(row),
   };
 }
 
@@ -223,19 +224,14 @@ export class AttemptStore {
   }
 
   private async nowMany(ids: readonly string[]): Promise<Array<DeliveryNow | undefined>> {
-    const { rows } = await this.pool.query<{ id: string; status: string; attempts: number; url: string; secret_encrypted: string; names_erased_user: boolean; selected: boolean }>({
+    const { rows } = await this.pool.query<Record<string, unknown> & { id: string }>({
       name: 'deliveries-now',
-      text: `SELECT d.id, d.status::text AS status, d.attempts, e.url, e.secret_encrypted, ${namesErasedUserSql('d')} AS names_erased_user, ${SELECTED_SQL} AS selected
+      text: `SELECT d.id, ${DELIVERY_NOW_COLUMNS}
              FROM webhooks.deliveries d JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
              WHERE d.id = ANY($1::uuid[])`,
       values: [ids],
     });
-    const byId = new Map(
-      rows.map((row) => [
-        row.id,
-        { status: row.status, attempts: row.attempts, url: row.url, secretEncrypted: row.secret_encrypted, namesErasedUser: row.names_erased_user, selected: row.selected },
-      ]),
-    );
+    const byId = new Map(rows.map((row) => [row.id, deliveryNowOf(row)]));
     return ids.map((id) => byId.get(id));
   }
 
