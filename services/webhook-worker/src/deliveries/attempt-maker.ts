@@ -176,15 +176,11 @@ export class AttemptMaker {
       });
       if (!recorded) {
         // Another copy of this attempt was recorded first (the broker gave its message twice), or
-        // the delivery settled or was withheld meanwhile: what follows is that copy's to queue.
-        // Unless this message was given before: then the copy that recorded may be a worker that
-        // lost its connection before queueing it, and this message is the only one left, so what
-        // follows the recorded attempt is queued again (at least once, as deliver.ts does).
+        // the delivery settled or was withheld meanwhile: what follows is that copy's to queue,
+        // unless this message was given before (see followUpAgain).
         logger.info('attempt outcome not recorded: its delivery had moved on', { ...about, status: result.status });
-        if (redelivered) {
-          const now = await store.now(delivery.id);
-          if (now?.attempts === number) await this.followUp(now.status, delivery.id, number);
-        }
+        const now = redelivered ? await store.now(delivery.id) : undefined;
+        if (now) await this.followUpAgain({ ...now, id: delivery.id }, number);
         return;
       }
       // The automatic schedule only: a redelivery by hand is one attempt, counted above.
@@ -234,11 +230,21 @@ export class AttemptMaker {
   }
 
   /**
-   * What follows recorded attempt `number`: a failure with retries left goes to the next retry
-   * queue; an abandoned delivery is parked for operators. Also called again for an attempt whose
-   * follow-up may not have been confirmed (its message came back from the broker).
+   * For a message the broker gave before (its first taker lost its connection, or died), of
+   * attempt `number` that the delivery has recorded as its latest: that taker may have recorded
+   * the attempt and not yet had what follows confirmed, and this message may be the only one left,
+   * so what follows is queued again. A retry is never lost; at worst it is queued twice (delivery
+   * is at least once).
    */
-  async followUp(status: string, deliveryId: string, number: number): Promise<void> {
+  async followUpAgain(delivery: { id: string; status: string; attempts: number }, number: number): Promise<void> {
+    if (delivery.attempts === number) await this.followUp(delivery.status, delivery.id, number);
+  }
+
+  /**
+   * What follows recorded attempt `number`: a failure with retries left goes to the next retry
+   * queue; an abandoned delivery is parked for operators.
+   */
+  private async followUp(status: string, deliveryId: string, number: number): Promise<void> {
     const { publisher, queues } = this.options;
     const message = { delivery_id: deliveryId };
     if (status === 'retrying') {

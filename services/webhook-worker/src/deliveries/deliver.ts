@@ -34,11 +34,9 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     // Gone: its endpoint was deleted, or its history outlived DELIVERY_HISTORY_RETENTION_DAYS.
     if (!delivery) return;
     if (delivery.attempts >= number) {
-      // This attempt is already recorded. Redelivered by the broker, the message was left by a
-      // worker that lost its broker connection (or died) between recording the attempt and the
-      // confirm of what follows it, so that follow-up is published again: a retry is never lost,
-      // at worst queued twice (delivery is at least once). Otherwise it is a duplicate: nothing to do.
-      if (raw.fields.redelivered && delivery.attempts === number) await attempts.followUp(delivery.status, delivery.id, number);
+      // This attempt is already recorded: a duplicate, with nothing to do, unless the broker gave
+      // this message before.
+      if (raw.fields.redelivered) await attempts.followUpAgain(delivery, number);
       return;
     }
     // Settled: no more automatic attempts. A redelivery by hand may still find it delivered or

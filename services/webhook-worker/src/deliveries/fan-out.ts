@@ -104,9 +104,8 @@ export class FanOut {
           this.options.metrics.handedOff.inc();
           return publisher.sendToQueue(queues.deliver, { delivery_id: delivery.id }, { messageId: delivery.id, headers: { [ATTEMPT_HEADER]: 1 } });
         }
-        // A first attempt recorded by a worker that lost this event before acknowledging it: what
-        // follows the attempt may not have been confirmed, so it is published again (at least once).
-        if (redelivered && delivery.attempts === 1) return attempts.followUp(delivery.status, delivery.id, 1);
+        // A first attempt recorded by a worker that lost this event before acknowledging it.
+        if (redelivered) return attempts.followUpAgain(delivery, 1);
         return undefined;
       }),
     );
