@@ -23,14 +23,13 @@ const env = bench.env;
 const authority = await startAuthority(readAuthorityConfig(env).config, quiet('authority'));
 const api = await startApi(readApiConfig(env).config, quiet('api'));
 
-const { token, created, dashboard } = await proTeamWithApp(api.url, bench.suffix);
+const { token, created, secretKey, dashboard } = await proTeamWithApp(api.url, bench.suffix);
 await dashboard('PATCH', `/apps/${created.app.id}/api-key`, token, { grant: ['suggestions:write'] });
 await fetch(`${api.url}/api/v1/suggestions`, {
   method: 'POST',
-  headers: { 'content-type': 'application/json', authorization: `Bearer ${created.secret_key}` },
+  headers: { 'content-type': 'application/json', authorization: `Bearer ${secretKey}` },
   body: JSON.stringify({ title: 'Seed', author: { external_id: 'seed' } }),
 });
-const secretKey = created.secret_key;
 
 // The same routes, behind a pass-through that sets the identity the real check would.
 const identity = {

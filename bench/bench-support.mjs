@@ -66,7 +66,7 @@ export async function benchEnvironment() {
 
 export const quiet = (service) => createLogger({ service, level: 'error', transports: [new winston.transports.Console({ silent: true })] });
 
-/** Signs up a Pro team with one app through the dashboard; answers the session token and the app, with the key its first rotation showed as `secret_key`. */
+/** Signs up a Pro team with one app through the dashboard; answers the session token, the app, and its key (shown by its first rotation). */
 export async function proTeamWithApp(apiUrl, suffix) {
   const dashboard = async (method, path, token, body) => {
     const response = await fetch(`${apiUrl}/dashboard/v1${path}`, {
@@ -85,7 +85,7 @@ export async function proTeamWithApp(apiUrl, suffix) {
   // A key is shown only by a rotation.
   const { status: rotatedStatus, body: rotated } = await dashboard('POST', `/apps/${created.app.id}/api-key/rotate`, session.token);
   if (rotatedStatus !== 200) throw new Error(`key rotation failed: ${rotatedStatus} ${JSON.stringify(rotated)}`);
-  return { token: session.token, created: { ...created, secret_key: rotated.secret_key }, dashboard };
+  return { token: session.token, created, secretKey: rotated.secret_key, dashboard };
 }
 
 /**
