@@ -197,6 +197,45 @@ describe('messaging over a real broker', () => {
     }
   });
 
+  it('sends the frames written in one turn (publishes, acks) in one socket write (patches/amqplib@2.3.1.patch), and the broker takes them all', async () => {
+    const connection = await amqplib.connect(amqpUrl, { noDelay: true });
+    const corked = `${names.namespace}corked`;
+    try {
+      const channel = await connection.createConfirmChannel();
+      await channel.assertQueue(corked, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      const socket = (connection as unknown as { connection: { stream: { _write: unknown; _writev: unknown } } }).connection.stream;
+      const writes: number[] = [];
+      for (const method of ['_write', '_writev'] as const) {
+        const original = socket[method] as (this: unknown, ...args: unknown[]) => unknown;
+        socket[method] = function (this: unknown, ...args: unknown[]) {
+          writes.push(method === '_writev' ? (args[0] as unknown[]).length : 1);
+          return original.apply(this, args);
+        };
+      }
+      const confirmed = Array.from({ length: 5 }, (_, n) => new Promise<void>((resolve, reject) => {
+        channel.sendToQueue(corked, Buffer.from(JSON.stringify({ n })), { persistent: true }, (error) => (error ? reject(error) : resolve()));
+      }));
+      await Promise.all(confirmed);
+      // One write carrying the five publishes, not five.
+      expect(writes).toEqual([5]);
+
+      const taken: amqplib.ConsumeMessage[] = [];
+      await channel.prefetch(5);
+      await channel.consume(corked, (message) => message && taken.push(message));
+      await eventually(() => (taken.length === 5 ? true : undefined), { what: 'five messages consumed' });
+      writes.length = 0;
+      for (const message of taken) channel.ack(message);
+      await eventually(() => (writes.length > 0 ? true : undefined), { what: 'acks written' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(writes).toEqual([5]);
+      // Five acks, one write; and the broker took every one of them.
+      await eventually(async () => ((await channel.checkQueue(corked)).messageCount === 0 && (await channel.checkQueue(corked)).consumerCount === 1 ? true : undefined), { what: 'queue empty' });
+    } finally {
+      await connection.close();
+      await deleteBrokerObjects(amqpUrl, { queues: [corked], exchanges: [] });
+    }
+  });
+
   it('rejects a message that breaks its contract instead of handing it to the handler', async () => {
     const seen: unknown[] = [];
     const consumer = startConsumer(broker, logger, {
