@@ -10,7 +10,7 @@ import { ApiInstancePresence } from './auth/api-instance-presence.js';
 import { failureRateLimit } from './auth/failure-rate-limit.js';
 import { KeyChangeListener } from './auth/key-change-listener.js';
 import { KeyUsageRecorder } from './auth/key-usage-recorder.js';
-import { RecentlyAuthenticatedKeys, secretKeyAuth } from './auth/secret-key-auth.js';
+import { RecognisedKeys, secretKeyAuth } from './auth/secret-key-auth.js';
 import { SecretKeyVerifier } from './auth/secret-key-verifier.js';
 import type { ApiConfig } from './config.js';
 import { connectApiDatabase, migrateApiDatabase } from './database.js';
@@ -74,15 +74,15 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     links: { dashboardUrl: config.dashboardUrl, docsUrl: config.docsUrl },
     dashboardTimeoutMs: config.dashboardRpcTimeoutMs,
   };
-  const recentKeys = new RecentlyAuthenticatedKeys();
+  const recognisedKeys = new RecognisedKeys();
   const readiness = brokerAndDatabaseChecks(broker, prisma);
   const app = buildApp({
     context: routeContext,
     logger,
-    secretKeyAuth: secretKeyAuth(verifier, keyUsage, recentKeys),
+    secretKeyAuth: secretKeyAuth(verifier, keyUsage, recognisedKeys),
     // Separate counts: a browser's expired sessions do not lock out the office's integrations.
     failureRateLimits: {
-      api: failureRateLimit({ limit: config.authFailureLimit, admit: recentKeys.carriedBy }),
+      api: failureRateLimit({ limit: config.authFailureLimit, notAGuess: recognisedKeys.carriedBy }),
       dashboard: failureRateLimit({ limit: config.authFailureLimit }),
     },
     readiness,

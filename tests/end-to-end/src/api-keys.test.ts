@@ -262,6 +262,30 @@ describe('repeated authentication failures', () => {
     expect((await createSuggestion(wrong)).status).toBe(429);
     expect((await call(url(), 'GET', '/dashboard/v1/team', { token: owner.token })).status).toBe(200);
   });
+
+  it('never turn a revoked key into 429: every request with it gets 401, and its refusals do not lock out the address', async () => {
+    // An address of its own (the api trusts X-Forwarded-For from loopback), whatever other tests
+    // left the test runner's address with.
+    const fromOffice = (key: string) => record(call(url(), 'POST', '/api/v1/suggestions', { key, body: suggestion, headers: { 'x-forwarded-for': '203.0.113.7' } }));
+    const { secretKey: revokedKey, appId } = await newApp();
+    const { secretKey: working, appId: workingApp } = await newApp();
+    expect((await grantScopes(url(), owner.token, workingApp, ['suggestions:write'])).status).toBe(200);
+    // Revoked before this api ever saw it work: like an integration that went on sending it for
+    // longer than any memory of its last success.
+    expect((await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/revoke`)).status).toBe(200);
+    for (let attempt = 0; attempt < 40; attempt += 1) {
+      const answer = await fromOffice(revokedKey);
+      expect([answer.status, answer.body['error']]).toEqual([401, 'revoked_api_key']);
+    }
+    // A key first seen here, from the same address, is not blocked by those refusals.
+    expect((await fromOffice(working)).status).toBe(201);
+
+    // Once the address is over the limit with guesses, the revoked key still gets 401.
+    const guess = working.replace(/.$/, (last) => (last === 'a' ? 'b' : 'a'));
+    for (let attempt = 0; attempt < 40 && (await fromOffice(guess)).status !== 429; attempt += 1);
+    expect((await fromOffice(guess)).status).toBe(429);
+    expect((await fromOffice(revokedKey)).status).toBe(401);
+  });
 });
 
 describe('secrets', () => {

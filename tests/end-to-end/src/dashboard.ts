@@ -11,7 +11,7 @@ export async function call<T = Record<string, unknown>>(
   baseUrl: string,
   method: string,
   path: string,
-  options: { token?: string; body?: unknown; key?: string } = {},
+  options: { token?: string; body?: unknown; key?: string; headers?: Record<string, string> } = {},
 ): Promise<Answer<T>> {
   const bearer = options.token ?? options.key;
   const response = await fetch(`${baseUrl}${path}`, {
@@ -19,6 +19,7 @@ export async function call<T = Record<string, unknown>>(
     headers: {
       ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+      ...options.headers,
     },
     body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
   });

@@ -32,12 +32,13 @@ export function bearerSecretKey(request: Request): string | undefined {
 }
 
 /**
- * Keys (by hash) that authenticated on this instance lately: what the failed-login limiter lets
- * through an address's block (a working integration, not a guess). Each success keeps a key for
- * `ttlMs` more; at most `maxEntries`, the least recently used going first. Being here never
- * authenticates anything: the key is still verified.
+ * Keys (by hash) the authority recognised on this instance lately: ones that authenticated, and
+ * revoked ones. What the failed-authentication limiter neither blocks nor counts: a working
+ * integration, or one still sending a key that has been revoked, is not guessing. Each answer
+ * keeps a key for `ttlMs` more; at most `maxEntries`, the least recently used going first. Being
+ * here never authenticates anything: the key is still verified.
  */
-export class RecentlyAuthenticatedKeys {
+export class RecognisedKeys {
   private readonly until = new Map<string, number>();
 
   constructor(private readonly options: { ttlMs?: number; maxEntries?: number } = {}) {}
@@ -60,7 +61,7 @@ export class RecentlyAuthenticatedKeys {
  * without asking anyone; a well-formed one is resolved by its hash (cached, see
  * SecretKeyVerifier). Neither the key nor its hash ever reaches a response or a log line.
  */
-export function secretKeyAuth(verifier: SecretKeyVerifier, usage: KeyUsageRecorder, recent: RecentlyAuthenticatedKeys): RequestHandler {
+export function secretKeyAuth(verifier: SecretKeyVerifier, usage: KeyUsageRecorder, recognised: RecognisedKeys): RequestHandler {
   return async (request, _response, next) => {
     try {
       if (!request.get('authorization')) throw unauthorized('missing_api_key', 'Send your secret key as "Authorization: Bearer sk_live_…".');
@@ -73,6 +74,7 @@ export function secretKeyAuth(verifier: SecretKeyVerifier, usage: KeyUsageRecord
       } catch (error) {
         if (error instanceof RpcError && error.code === 'unknown_key') throw unauthorized('invalid_api_key', INVALID);
         if (error instanceof RpcError && error.code === 'revoked_key') {
+          recognised.note(keyHash);
           throw unauthorized('revoked_api_key', 'This secret key has been revoked. A team Owner or Admin can restore it in the dashboard (Settings -> API keys).');
         }
         throw error;
@@ -81,7 +83,7 @@ export function secretKeyAuth(verifier: SecretKeyVerifier, usage: KeyUsageRecord
         throw new ApiError('plan_upgrade_required', 'The REST API is not included in the Free plan. Upgrade to Starter or Pro.');
       }
       usage.record(identity.key_id);
-      recent.note(keyHash);
+      recognised.note(keyHash);
       request.apiKey = identity;
       next();
     } catch (error) {
