@@ -17,3 +17,10 @@ export interface IdempotencyStore {
 
 /** How long a claim may stay in progress before another attempt may take it over: 5 minutes. */
 export const DEFAULT_LEASE_MS = 5 * 60 * 1000;
+
+/**
+ * How long to remember a handled id after it last arrived: 35 days. A member can redeliver by hand
+ * (with the same id) any delivery its endpoint's history still holds, 30 days after its last
+ * attempt; the sender's own retries end within 11 hours.
+ */
+export const DEFAULT_RETENTION_MS = 35 * 24 * 60 * 60 * 1000;

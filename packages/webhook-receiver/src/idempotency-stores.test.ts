@@ -46,6 +46,20 @@ describe('MemoryIdempotencyStore', () => {
     now = 20_000;
     expect(await store.claim('c')).toBe('claimed');
   });
+
+  it('remembers a handled id 35 days from the last time it arrived (a redelivery by hand comes up to 30 days after the last attempt)', async () => {
+    const day = 24 * 60 * 60 * 1000;
+    let now = 0;
+    const store = new MemoryIdempotencyStore({ now: () => now });
+    await store.claim('r-1');
+    await store.complete('r-1');
+    now = 29 * day;
+    expect(await store.claim('r-1')).toBe('done');
+    now = 29 * day + 34 * day;
+    expect(await store.claim('r-1')).toBe('done');
+    now += 36 * day;
+    expect(await store.claim('r-1')).toBe('claimed');
+  });
 });
 
 describe('PostgresIdempotencyStore', () => {
@@ -111,6 +125,16 @@ describe('PostgresIdempotencyStore', () => {
     await store.complete('p-old');
     expect(await store.deleteOlderThan(new Date(Date.now() + 1000))).toBeGreaterThanOrEqual(1);
     expect(await store.claim('p-old')).toBe('claimed');
+  });
+
+  it('remembers a handled id from the last time it arrived: seeing it again moves its time on', async () => {
+    const store = new PostgresIdempotencyStore({ pool });
+    await store.claim('p-again');
+    await store.complete('p-again');
+    await pool.query(`UPDATE webhook_deliveries_handled SET completed_at = now() - interval '40 days' WHERE delivery_id = 'p-again'`);
+    expect(await store.claim('p-again')).toBe('done');
+    expect(await store.deleteOlderThan(new Date(Date.now() - 35 * 24 * 60 * 60 * 1000))).toBe(0);
+    expect(await store.claim('p-again')).toBe('done');
   });
 
   it('refuses a table name that is not a plain identifier', () => {

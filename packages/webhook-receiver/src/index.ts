@@ -3,7 +3,8 @@ export type { EventOf, WebhookEvent, UnknownWebhookEvent, EventName } from './ev
 export { createWebhookHandler } from './webhook-handler.js';
 export type { WebhookHandler, WebhookHandlerOptions, IncomingWebhook, WebhookAnswer } from './webhook-handler.js';
 export { webhookMiddleware } from './express-middleware.js';
-export { DEFAULT_LEASE_MS } from './idempotency-store.js';
+export type { WebhookMiddlewareOptions } from './express-middleware.js';
+export { DEFAULT_LEASE_MS, DEFAULT_RETENTION_MS } from './idempotency-store.js';
 export type { IdempotencyStore, ClaimResult } from './idempotency-store.js';
 export { MemoryIdempotencyStore } from './memory-idempotency-store.js';
 export type { MemoryIdempotencyStoreOptions } from './memory-idempotency-store.js';

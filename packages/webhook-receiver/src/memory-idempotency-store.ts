@@ -1,10 +1,14 @@
-import { DEFAULT_LEASE_MS } from './idempotency-store.js';
+import { DEFAULT_LEASE_MS, DEFAULT_RETENTION_MS } from './idempotency-store.js';
 import type { ClaimResult, IdempotencyStore } from './idempotency-store.js';
 
 export interface MemoryIdempotencyStoreOptions {
   /** How long a claim stays in progress before another attempt may take it over (a crashed handler). Default: 300000 (5 minutes). */
   leaseMs?: number;
-  /** How long a handled id is remembered. Default: 604800000 (7 days, longer than the sender's whole retry schedule). */
+  /**
+   * How long a handled id is remembered after it last arrived. Default: 3024000000 (35 days): a
+   * member can redeliver by hand any delivery its endpoint's history still holds, which is 30
+   * days after its last attempt.
+   */
   retentionMs?: number;
   /** Most ids remembered; the oldest are forgotten first. Default: 100000. */
   maxEntries?: number;
@@ -26,7 +30,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   constructor(options: MemoryIdempotencyStoreOptions = {}) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    this.retentionMs = options.retentionMs ?? 7 * 24 * 60 * 60 * 1000;
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     this.maxEntries = options.maxEntries ?? 100_000;
     this.now = options.now ?? Date.now;
   }
@@ -35,7 +39,12 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     const now = this.now();
     this.forgetOld(now);
     const entry = this.entries.get(deliveryId);
-    if (entry?.state === 'done') return 'done';
+    if (entry?.state === 'done') {
+      // Arrived again (a redelivery by hand): remembered from now, as the history keeps it.
+      this.entries.delete(deliveryId);
+      this.entries.set(deliveryId, { state: 'done', at: now });
+      return 'done';
+    }
     if (entry && now - entry.at < this.leaseMs) return 'in_progress';
     this.entries.delete(deliveryId);
     this.entries.set(deliveryId, { state: 'in_progress', at: now });

@@ -57,7 +57,13 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       [deliveryId, this.leaseMs],
     );
     if (claimed.rowCount === 1) return 'claimed';
-    const { rows } = await this.pool.query<{ state: 'in_progress' | 'done' }>(`SELECT state FROM ${this.table} WHERE delivery_id = $1`, [deliveryId]);
+    // Handled before: arrived again (a redelivery by hand), so it is remembered from now on, as
+    // the sender's history keeps it. Otherwise the row says which.
+    const { rows } = await this.pool.query<{ state: 'in_progress' | 'done' }>(
+      `WITH touched AS (UPDATE ${this.table} SET completed_at = now() WHERE delivery_id = $1 AND state = 'done' RETURNING state)
+       SELECT state FROM touched UNION ALL SELECT state FROM ${this.table} WHERE delivery_id = $1 AND NOT EXISTS (SELECT FROM touched)`,
+      [deliveryId],
+    );
     // Released between the two statements: try again.
     return rows[0]?.state ?? this.claim(deliveryId);
   }
@@ -70,7 +76,11 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     await this.pool.query(`DELETE FROM ${this.table} WHERE delivery_id = $1 AND state = 'in_progress'`, [deliveryId]);
   }
 
-  /** Forgets ids handled before `date`: run it now and then (a week is longer than any retry). Answers how many went. */
+  /**
+   * Forgets ids last handled or seen again before `date`: run it now and then with a date 35 days
+   * back (`DEFAULT_RETENTION_MS`), since a member can redeliver by hand, with the same id, any
+   * delivery the sender's history still holds (30 days after its last attempt). Answers how many went.
+   */
   async deleteOlderThan(date: Date): Promise<number> {
     const { rowCount } = await this.pool.query(`DELETE FROM ${this.table} WHERE state = 'done' AND completed_at < $1`, [date]);
     return rowCount ?? 0;

@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import express from 'express';
 import request from 'supertest';
 import { generateTestHeader } from '@feedback/webhook-signature';
@@ -105,13 +107,48 @@ describe('createWebhookHandler', () => {
 });
 
 describe('webhookMiddleware', () => {
-  function app(parseJsonFirst = false) {
+  function app(parseJsonFirst = false, maxBodyBytes?: number) {
     const events: string[] = [];
     const server = express();
     if (parseJsonFirst) server.use(express.json());
-    server.post('/hooks', webhookMiddleware({ secret, idempotencyStore: new MemoryIdempotencyStore(), onEvent: (event) => void events.push(event.id) }));
+    server.post('/hooks', webhookMiddleware({ secret, idempotencyStore: new MemoryIdempotencyStore(), onEvent: (event) => void events.push(event.id), maxBodyBytes }));
     return { server, events };
   }
+
+  it('answers 413 body_too_large to a body over maxBodyBytes, declared or not, without calling the handler', async () => {
+    const body = envelope();
+    const { server, events } = app(false, body.length - 1);
+    const declared = await request(server).post('/hooks').set('content-type', 'application/json').set(signed(body)).send(body);
+    expect(declared.status).toBe(413);
+    expect(declared.body).toMatchObject({ error: 'body_too_large' });
+
+    // Chunked, with no length up front: reading stops at the limit.
+    const listening = server.listen(0);
+    try {
+      const { port } = listening.address() as AddressInfo;
+      const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const sending = httpRequest({ port, method: 'POST', path: '/hooks', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...signed(body) } }, (answer) => {
+          let text = '';
+          answer.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          answer.on('end', () => resolve({ status: answer.statusCode!, body: text }));
+        });
+        sending.on('error', reject);
+        sending.write(body.slice(0, 100));
+        sending.end(body.slice(100));
+      });
+      expect(chunked.status).toBe(413);
+      expect(JSON.parse(chunked.body)).toMatchObject({ error: 'body_too_large' });
+    } finally {
+      listening.close();
+    }
+    expect(events).toEqual([]);
+
+    // At the limit exactly, it is read and handled.
+    const fits = app(false, body.length);
+    expect((await request(fits.server).post('/hooks').set('content-type', 'application/json').set(signed(body)).send(body)).status).toBe(200);
+    expect(fits.events).toHaveLength(1);
+    expect(() => webhookMiddleware({ secret, idempotencyStore: new MemoryIdempotencyStore(), onEvent: () => undefined, maxBodyBytes: Number.NaN })).toThrow(/maxBodyBytes/);
+  });
 
   it('verifies the raw body it reads itself and calls the handler', async () => {
     const { server, events } = app();
