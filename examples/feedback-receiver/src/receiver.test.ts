@@ -1,38 +1,136 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import type { Suggestion, Ticket } from '@feedback/api-client';
+import { createTestDatabase } from '@feedback/test-support';
+import type { TestDatabase } from '@feedback/test-support';
 import { MemoryIdempotencyStore } from '@feedback/webhook-receiver';
 import type { RecoverySource, WebhookEvent } from '@feedback/webhook-receiver';
 import { MemoryCheckpoint } from './checkpoint.js';
 import { readConfig } from './config.js';
-import { MemoryKnownStatuses } from './known-statuses.js';
+import { MemoryKnownStatuses, PostgresKnownStatuses } from './known-statuses.js';
+import type { KnownStatuses } from './known-statuses.js';
 import { createReceiver } from './receiver.js';
 
+const POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
 /** The two lists the sweep reads, holding what the test puts in them. */
-function listsHolding(suggestions: Suggestion[]): RecoverySource<Suggestion, Ticket> {
+function listsHolding(suggestions: Suggestion[], tickets: Ticket[] = []): RecoverySource<Suggestion, Ticket> {
   async function* items<T>(all: T[]) {
     yield* all;
   }
-  return { suggestions: { listUpdatedSince: () => items(suggestions) }, tickets: { listUpdatedSince: () => items<Ticket>([]) } };
+  return { suggestions: { listUpdatedSince: () => items(suggestions) }, tickets: { listUpdatedSince: () => items(tickets) } };
 }
 
 const author = { external_id: 'ada', name: 'Ada' };
-const suggestion = (status: string, updatedAt: string) =>
-  ({ id: 7, title: 'Dark mode', body: null, status, author, comment_count: 0, created_at: '2026-11-01T10:00:00.000Z', updated_at: updatedAt }) as Suggestion;
+const suggestion = (status: string, updatedAt: string, id = 7) =>
+  ({ id, title: 'Dark mode', body: null, status, author, comment_count: 0, created_at: '2026-11-01T10:00:00.000Z', updated_at: updatedAt }) as Suggestion;
 
-function receiverWith(suggestions: Suggestion[]) {
+function receiverWith(suggestions: Suggestion[], options: { tickets?: Ticket[]; statuses?: KnownStatuses; failNotifications?: number } = {}) {
   const checkpoint = new MemoryCheckpoint();
   const told: string[] = [];
+  let failures = options.failNotifications ?? 0;
   const receiver = createReceiver({
     secret: 'whsec_test',
     idempotencyStore: new MemoryIdempotencyStore(),
     checkpoint,
-    statuses: new MemoryKnownStatuses(),
-    notifier: { notify: async (_externalId, message) => void told.push(message) },
-    source: listsHolding(suggestions),
+    statuses: options.statuses ?? new MemoryKnownStatuses(),
+    notifier: {
+      notify: async (_externalId, message) => {
+        if (failures > 0) {
+          failures -= 1;
+          throw new Error('notifier unavailable');
+        }
+        told.push(message);
+      },
+    },
+    source: listsHolding(suggestions, options.tickets),
     log: () => undefined,
   });
   return { receiver, checkpoint, told };
 }
+
+const sam = { type: 'member', external_id: null, name: 'Sam' };
+const app = { id: 1, public_key: 'pk_live_test' };
+const suggestionPlanned = (id: string, suggestionId = 7) =>
+  ({
+    id,
+    event: 'suggestion.status_changed',
+    created_at: '2026-11-22T10:00:00.000Z',
+    app,
+    data: { suggestion: suggestion('planned', '2026-11-22T10:00:00.000Z', suggestionId), status_before: 'open', status_after: 'planned', author, sender: sam },
+  }) as unknown as WebhookEvent;
+const ticketAt = '2026-11-22T12:00:00.000Z';
+const ticketSolved = {
+  id: '6d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+  event: 'ticket.status_changed',
+  created_at: ticketAt,
+  app,
+  data: { ticket_id: 3, ticket_number: 'T-3', status_before: 'open', status_after: 'solved', author, sender: sam },
+} as unknown as WebhookEvent;
+const ticket = { id: 3, number: 'T-3', status: 'solved', author, created_at: '2026-11-20T10:00:00.000Z', updated_at: ticketAt } as unknown as Ticket;
+const since = { firstRunSince: new Date('2026-11-21T00:00:00.000Z') };
+
+let database: TestDatabase;
+let pool: pg.Pool;
+beforeAll(async () => {
+  database = await createTestDatabase(POSTGRES_URL);
+  pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  pool.on('error', () => undefined);
+  await new PostgresKnownStatuses(pool).createTable();
+});
+afterAll(async () => {
+  await pool?.end();
+  await database?.drop();
+});
+
+/** An empty store for each test. */
+const stores: Array<[string, () => Promise<KnownStatuses>]> = [
+  ['in memory', async () => new MemoryKnownStatuses()],
+  ['in PostgreSQL', async () => {
+    await pool.query('TRUNCATE receiver_known_statuses');
+    return new PostgresKnownStatuses(pool);
+  }],
+];
+
+describe.each(stores)('status changes told to the author, known statuses %s', (_name, makeStatuses) => {
+  it('tells a change on the retry when the notifier failed the first time, and once only', async () => {
+    const { receiver, told } = receiverWith([], { statuses: await makeStatuses(), failNotifications: 1 });
+    const event = suggestionPlanned('0b9f3c52-7d1e-4a43-9a0e-2f4d6c8b1a11');
+    await expect(receiver.handleEvent(event)).rejects.toThrow(/notifier unavailable/);
+    expect(told).toEqual([]);
+    await receiver.handleEvent(event);
+    await receiver.handleEvent(event);
+    expect(told).toEqual(['Your suggestion "Dark mode" is now planned.']);
+  });
+
+  it('tells a ticket change whose webhook comes after the sweep brought the status (the sweep cannot tell who acted)', async () => {
+    const { receiver, told } = receiverWith([], { statuses: await makeStatuses(), tickets: [ticket] });
+    await receiver.catchUp(since);
+    expect(told).toEqual([]);
+    await receiver.handleEvent(ticketSolved);
+    await receiver.catchUp(since);
+    expect(told).toEqual(['Your ticket T-3 is now solved.']);
+  });
+
+  it('tells a suggestion change once, whichever of the sweep and the webhook brings it first', async () => {
+    const statuses = await makeStatuses();
+    // Known open, then the sweep finds it planned: told; the late webhook of that change is not.
+    const before = receiverWith([suggestion('open', '2026-11-22T08:00:00.000Z')], { statuses });
+    await before.receiver.catchUp(since);
+    const after = receiverWith([suggestion('planned', '2026-11-22T10:00:00.000Z')], { statuses });
+    await after.receiver.catchUp(since);
+    await after.receiver.handleEvent(suggestionPlanned('1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f'));
+    expect([...before.told, ...after.told]).toEqual(['Your suggestion "Dark mode" is now planned.']);
+
+    // First seen by the sweep already planned (it may have been made so): nothing is told, and
+    // the webhook that follows tells it.
+    const firstSeen = receiverWith([suggestion('planned', '2026-11-22T10:00:00.000Z', 8)], { statuses });
+    await firstSeen.receiver.catchUp(since);
+    expect(firstSeen.told).toEqual([]);
+    await firstSeen.receiver.handleEvent(suggestionPlanned('2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a', 8));
+    expect(firstSeen.told).toEqual(['Your suggestion "Dark mode" is now planned.']);
+  });
+});
 
 describe('the example receiver', () => {
   it('leaves the checkpoint to the sweep: a webhook handled says nothing about an earlier one still failing', async () => {

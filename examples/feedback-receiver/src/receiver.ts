@@ -40,8 +40,9 @@ const words = (status: string) => status.replaceAll('_', ' ');
 
 /**
  * A receiver that tells end users when someone else acted on what they posted: a status change,
- * a comment, a reply. Notifications follow section 6's rule (author and sender differ); a status
- * change is told once, whether a webhook or the recovery sweep brings it first.
+ * a comment, a reply. Notifications follow section 6's rule (author and sender differ). A status
+ * change is told once, whether a webhook or the recovery sweep brings it first, and marked told
+ * only once told: a notifier that fails has it told on the retry (KnownStatuses).
  */
 export function createReceiver(options: ReceiverOptions): Receiver {
   const { statuses, notifier, checkpoint } = options;
@@ -69,7 +70,10 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       case 'suggestion.status_changed': {
         const { suggestion, status_after: status } = event.data;
         const change = await statuses.remember('suggestion', suggestion.id, status, suggestion.updated_at);
-        if (change.changed) await tellAuthor(event, `Your suggestion "${suggestion.title}" is now ${words(status)}.`);
+        if (change.latest && !change.told) {
+          await tellAuthor(event, `Your suggestion "${suggestion.title}" is now ${words(status)}.`);
+          await statuses.markTold('suggestion', suggestion.id, suggestion.updated_at);
+        }
         break;
       }
       case 'suggestion.commented':
@@ -82,8 +86,12 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       }
       case 'ticket.status_changed': {
         const { ticket_id: id, ticket_number: number, status_after: status } = event.data;
+        // The event's time is the ticket's `updated_at`, which the sweep remembers too.
         const change = await statuses.remember('ticket', id, status, event.created_at);
-        if (change.changed) await tellAuthor(event, `Your ticket ${number} is now ${words(status)}.`);
+        if (change.latest && !change.told) {
+          await tellAuthor(event, `Your ticket ${number} is now ${words(status)}.`);
+          await statuses.markTold('ticket', id, event.created_at);
+        }
         break;
       }
       case 'ticket.replied':
@@ -106,15 +114,18 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       async onSuggestion(suggestion) {
         const change = await statuses.remember('suggestion', suggestion.id, suggestion.status, suggestion.updated_at);
         // Only the team moves a suggestion on the board, so a status change missed while away is
-        // someone else's action: the author is told, once.
+        // someone else's action: the author is told. (A suggestion first seen here may have been
+        // created with its status: nothing is told, and its webhook, if it comes, tells.)
         const author = suggestion.author?.external_id;
-        if (change.changed && change.previous !== undefined && change.previous !== suggestion.status && author) {
+        if (change.latest && !change.told && change.previous !== undefined && change.previous !== suggestion.status && author) {
           await notifier.notify(author, `Your suggestion "${suggestion.title}" is now ${words(suggestion.status)}.`);
+          await statuses.markTold('suggestion', suggestion.id, suggestion.updated_at);
         }
       },
       async onTicket(ticket) {
         // A ticket's status also moves by its author's own action (a reply reopens it), which the
-        // list does not tell apart: the sweep brings the status up to date without a message.
+        // list does not tell apart: the sweep brings the status up to date without a message, and
+        // the change's webhook, when its retry comes, still tells it.
         await statuses.remember('ticket', ticket.id, ticket.status, ticket.updated_at);
       },
     });
