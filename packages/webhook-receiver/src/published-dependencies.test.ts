@@ -1,0 +1,34 @@
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface Manifest {
+  name: string;
+  private?: boolean;
+  license?: string;
+  files?: string[];
+  exports?: Record<string, { types?: string; default?: string }>;
+  dependencies?: Record<string, string>;
+}
+
+const packagesFolder = new URL('../../', import.meta.url).pathname;
+const manifests: Manifest[] = readdirSync(packagesFolder).map((folder) => JSON.parse(readFileSync(join(packagesFolder, folder, 'package.json'), 'utf8')) as Manifest);
+const byName = new Map(manifests.map((manifest) => [manifest.name, manifest]));
+const published = manifests.filter((manifest) => !manifest.private);
+
+describe('the published packages', () => {
+  it('are the three client libraries and what they need', () => {
+    expect(published.map((manifest) => manifest.name).sort()).toEqual(['@feedback/api-client', '@feedback/contracts', '@feedback/webhook-receiver', '@feedback/webhook-signature']);
+  });
+
+  it.each(published.map((manifest) => [manifest.name, manifest] as const))('%s needs at run time no package of this workspace that is not published', (_name, manifest) => {
+    const unpublished = Object.entries(manifest.dependencies ?? {})
+      .filter(([, version]) => version.startsWith('workspace:'))
+      // Not a package of this folder (an example, a service), or one marked private.
+      .filter(([name]) => !byName.has(name) || byName.get(name)!.private === true);
+    expect(unpublished).toEqual([]);
+    expect(manifest.license).toBe('MIT');
+    expect(manifest.files).toContain('dist');
+    expect(manifest.exports?.['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
+  });
+});
