@@ -57,6 +57,12 @@ describe('createWebhookHandler', () => {
     expect(await make().handle({ rawBody: body, headers: signed(body) })).toEqual({ status: 200, body: { received: true } });
   });
 
+  it('refuses at creation a missing secret (an unset variable), rather than answering 400 to every delivery', () => {
+    for (const missing of ['', undefined]) {
+      expect(() => createWebhookHandler({ secret: missing as unknown as string, onEvent: () => undefined })).toThrow(/whsec_/);
+    }
+  });
+
   it('refuses at creation a tolerance that is not a number of seconds (an unset variable read as a number)', () => {
     expect(() => createWebhookHandler({ secret, onEvent: () => undefined, toleranceSeconds: Number(undefined) })).toThrow(TypeError);
     expect(() => createWebhookHandler({ secret, onEvent: () => undefined, toleranceSeconds: -5 })).toThrow(/toleranceSeconds/);

@@ -44,8 +44,10 @@ function header(headers: IncomingWebhook['headers'], name: string): string | str
  * which is why a delivery still being handled elsewhere is answered 409, never 200.
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
-  // A tolerance that is not a number of seconds fails here, at start-up, not at the first delivery.
+  // A tolerance that is not a number of seconds, or a secret missing from the environment, fails
+  // here, at start-up, not at every delivery until the sender gives up.
   const toleranceSeconds = validToleranceSeconds(options.toleranceSeconds);
+  if (typeof options.secret !== 'string' || !options.secret) throw new TypeError("secret must be the endpoint's whsec_ signing secret; got none");
   return {
     async handle(request) {
       let event: WebhookEvent | UnknownWebhookEvent;

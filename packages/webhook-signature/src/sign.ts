@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { signatureHmac } from './hmac.js';
 
 export interface SignOptions {
-  /** The signature's time, in unix seconds. Default: now. */
+  /** The signature's time, in whole unix seconds (not milliseconds). Default: now. */
   timestamp?: number;
 }
 
@@ -13,6 +13,8 @@ export interface SignOptions {
  */
 export function sign(rawBody: string | Buffer | Uint8Array, secret: string | KeyObject, options: SignOptions = {}): string {
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+  // `Date.now() / 1000` would make `t=1800000000.123`, which no receiver accepts.
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new TypeError(`timestamp must be whole unix seconds, such as Math.floor(Date.now() / 1000); got ${timestamp}`);
   const v1 = signatureHmac(secret, timestamp, rawBody).digest('hex');
   return `t=${timestamp},v1=${v1}`;
 }

@@ -39,6 +39,12 @@ describe('verify', () => {
     expect(() => verify(body, generateTestHeader({ payload: body, secret }), secret)).not.toThrow();
   });
 
+  it('refuses to sign with a time that is not whole unix seconds, which would make a header no receiver accepts', () => {
+    for (const timestamp of [Date.now() / 1000 + 0.5, -1, Number.NaN]) {
+      expect(() => generateTestHeader({ payload: body, secret, timestamp })).toThrow(/whole unix seconds/);
+    }
+  });
+
   it('signs with a secret given as a KeyObject exactly as with the string', () => {
     expect(sign(body, createSecretKey(Buffer.from(secret, 'utf8')), { timestamp: t })).toBe(sign(body, secret, { timestamp: t }));
   });
