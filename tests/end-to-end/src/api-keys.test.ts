@@ -242,6 +242,13 @@ describe('every response', () => {
   });
 });
 
+/** How many times this api asked the authority about a key and was told it is revoked. */
+async function revokedAnswersFromAuthority(): Promise<number> {
+  const text = await (await fetch(system.api.metricsUrl)).text();
+  const line = text.split('\n').find((row) => row.startsWith('feedback_rpc_call_duration_seconds_count{') && row.includes('method="authority.verifySecretKey"') && row.includes('outcome="revoked_key"'));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
 describe('repeated authentication failures', () => {
   it('are answered 429 with Retry-After and a stable code, while a working key from the same address goes on working', async () => {
     const { secretKey } = await newApp();
@@ -273,10 +280,13 @@ describe('repeated authentication failures', () => {
     // Revoked before this api ever saw it work: like an integration that went on sending it for
     // longer than any memory of its last success.
     expect((await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/revoke`)).status).toBe(200);
+    const askedBefore = await revokedAnswersFromAuthority();
     for (let attempt = 0; attempt < 40; attempt += 1) {
       const answer = await fromOffice(revokedKey);
       expect([answer.status, answer.body['error']]).toEqual([401, 'revoked_api_key']);
     }
+    // Not rate-limited, and not a call to the authority each: the refusal is cached.
+    expect((await revokedAnswersFromAuthority()) - askedBefore).toBe(1);
     // A key first seen here, from the same address, is not blocked by those refusals.
     expect((await fromOffice(working)).status).toBe(201);
 

@@ -11,8 +11,8 @@ export interface FailureRateLimitOptions {
    * Whether a request carries proof that it is no guess (a key the authority recognised here
    * lately: one that authenticated, or a revoked one). Such a request goes through an address's
    * block and its 401 is not counted, so that neither a working integration behind the same NAT as
-   * an old deployment still sending a rotated key, nor one still sending a key since revoked (which
-   * gets 401 on every request, specification section 3), is answered 429. Default: none.
+   * an old deployment still sending a rotated key, nor one that goes on sending a key since revoked
+   * (401 on every request, specification section 3), is locked out by those refusals. Default: none.
    */
   notAGuess?: (request: Request) => boolean;
 }

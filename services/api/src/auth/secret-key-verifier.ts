@@ -1,4 +1,5 @@
 import type { KeyChange, RpcResult } from '@feedback/contracts';
+import { RpcError } from '@feedback/messaging';
 import type { RpcClient } from '@feedback/messaging';
 
 export type ApiKeyIdentity = RpcResult<'authority.verifySecretKey'>;
@@ -14,11 +15,15 @@ export interface KeyCacheOptions {
  * Resolves a key hash to its identity, asking the authority and caching the answer so checking a
  * key does not dominate a request. The cache is used only until `trustedUntil()` (this
  * instance's lease at the authority, see ApiInstancePresence); a key change drops the affected
- * entries before the authority is told it took effect. Refusals are never cached, so a restored
- * key works at its next request.
+ * entries before the authority is told it took effect. A revoked key's refusal is cached too, so
+ * an integration still sending it (its 401s are no guesses, and are not rate-limited) does not
+ * make a call to the authority per request; any key change, a restore among them, drops those
+ * refusals, since one does not say which key it was. An unknown key is never cached.
  */
 export class SecretKeyVerifier {
   private readonly cache = new Map<string, { identity: ApiKeyIdentity; expiresAt: number }>();
+  /** Hashes the authority answered `revoked_key` for, until when. */
+  private readonly revoked = new Map<string, number>();
   /** Bumped by every change, so an answer that raced a change is not cached. */
   private generation = 0;
 
@@ -33,25 +38,38 @@ export class SecretKeyVerifier {
     if (now < this.trustedUntil()) {
       const hit = this.cache.get(keyHash);
       if (hit && hit.expiresAt > now) return hit.identity;
+      if ((this.revoked.get(keyHash) ?? 0) > now) throw new RpcError('revoked_key', 'The key is revoked.');
     }
     const generation = this.generation;
-    const identity = await this.rpc.call('authority.verifySecretKey', { key_hash: keyHash });
-    if (generation === this.generation) this.remember(keyHash, identity);
+    let identity: ApiKeyIdentity;
+    try {
+      identity = await this.rpc.call('authority.verifySecretKey', { key_hash: keyHash });
+    } catch (error) {
+      if (error instanceof RpcError && error.code === 'revoked_key' && generation === this.generation) this.remember(this.revoked, keyHash, this.expiry());
+      throw error;
+    }
+    if (generation === this.generation) this.remember(this.cache, keyHash, { identity, expiresAt: this.expiry() });
     return identity;
   }
 
-  private remember(keyHash: string, identity: ApiKeyIdentity): void {
-    this.cache.delete(keyHash);
-    this.cache.set(keyHash, { identity, expiresAt: Date.now() + (this.options.ttlMs ?? 60_000) });
-    if (this.cache.size > (this.options.maxEntries ?? 10_000)) {
-      const oldest = this.cache.keys().next();
-      if (!oldest.done) this.cache.delete(oldest.value);
+  private expiry(): number {
+    return Date.now() + (this.options.ttlMs ?? 60_000);
+  }
+
+  /** Newest last, so the oldest goes first once there are more than `maxEntries`. */
+  private remember<V>(entries: Map<string, V>, keyHash: string, value: V): void {
+    entries.delete(keyHash);
+    entries.set(keyHash, value);
+    if (entries.size > (this.options.maxEntries ?? 10_000)) {
+      const oldest = entries.keys().next();
+      if (!oldest.done) entries.delete(oldest.value);
     }
   }
 
   /** Drops the keys a change names (or every key of its team, or every key). */
   apply(change: KeyChange): void {
     this.generation += 1;
+    this.revoked.clear();
     const ids = new Set(change.key_ids);
     for (const [hash, { identity }] of this.cache) {
       const affected = ids.size > 0 ? ids.has(identity.key_id) : change.team_id === undefined || change.team_id === identity.team_id;
@@ -62,5 +80,6 @@ export class SecretKeyVerifier {
   clear(): void {
     this.generation += 1;
     this.cache.clear();
+    this.revoked.clear();
   }
 }

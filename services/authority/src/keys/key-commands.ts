@@ -124,11 +124,13 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
 
     async restoreKey({ actor, app_id }: RpcRequest<'authority.restoreKey'>): Promise<RpcResult<'authority.restoreKey'>> {
       const { member, key } = await authorize(actor, app_id, 'restore API keys');
-      // Refusals are never cached, so no instance needs telling: the same key works at its next request.
       const updated = await prisma.$transaction(async (tx) => {
         if ((await lockKey(tx, key.id)).status !== 'active') await audit(tx, member, key.appId, 'restored');
         return tx.apiKey.update({ where: { id: key.id }, data: { status: 'active' } });
       });
+      // Api instances remember a revoked key's refusal for a while: told, they forget it, so the
+      // same key works at its next request. Also when it was active already (a retry confirms it).
+      await notifier.notify({ key_ids: [key.id], reason: 'restored' });
       return apiKeyView(updated);
     },
 
