@@ -51,14 +51,15 @@ function receiverWith(suggestions: Suggestion[], options: { tickets?: Ticket[]; 
 
 const sam = { type: 'member', external_id: null, name: 'Sam' };
 const app = { id: 1, public_key: 'pk_live_test' };
-const suggestionPlanned = (id: string, suggestionId = 7) =>
+const suggestionMoved = (id: string, status: string, at: string, suggestionId = 7) =>
   ({
     id,
     event: 'suggestion.status_changed',
-    created_at: '2026-11-22T10:00:00.000Z',
+    created_at: at,
     app,
-    data: { suggestion: suggestion('planned', '2026-11-22T10:00:00.000Z', suggestionId), status_before: 'open', status_after: 'planned', author, sender: sam },
+    data: { suggestion: suggestion(status, at, suggestionId), status_before: 'open', status_after: status, author, sender: sam },
   }) as unknown as WebhookEvent;
+const suggestionPlanned = (id: string, suggestionId = 7) => suggestionMoved(id, 'planned', '2026-11-22T10:00:00.000Z', suggestionId);
 const ticketAt = '2026-11-22T12:00:00.000Z';
 const ticketSolved = {
   id: '6d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
@@ -67,7 +68,7 @@ const ticketSolved = {
   app,
   data: { ticket_id: 3, ticket_number: 'T-3', status_before: 'open', status_after: 'solved', author, sender: sam },
 } as unknown as WebhookEvent;
-const ticket = { id: 3, number: 'T-3', status: 'solved', author, created_at: '2026-11-20T10:00:00.000Z', updated_at: ticketAt } as unknown as Ticket;
+const ticket = (updatedAt = ticketAt) => ({ id: 3, number: 'T-3', status: 'solved', author, created_at: '2026-11-20T10:00:00.000Z', updated_at: updatedAt }) as unknown as Ticket;
 const since = { firstRunSince: new Date('2026-11-21T00:00:00.000Z') };
 
 let database: TestDatabase;
@@ -104,12 +105,42 @@ describe.each(stores)('status changes told to the author, known statuses %s', (_
   });
 
   it('tells a ticket change whose webhook comes after the sweep brought the status (the sweep cannot tell who acted)', async () => {
-    const { receiver, told } = receiverWith([], { statuses: await makeStatuses(), tickets: [ticket] });
+    const { receiver, told } = receiverWith([], { statuses: await makeStatuses(), tickets: [ticket()] });
     await receiver.catchUp(since);
     expect(told).toEqual([]);
     await receiver.handleEvent(ticketSolved);
     await receiver.catchUp(since);
     expect(told).toEqual(['Your ticket T-3 is now solved.']);
+  });
+
+  it('tells a change on its retry even when a comment moved the record on meanwhile and the sweep saw it', async () => {
+    const statuses = await makeStatuses();
+    const failing = receiverWith([suggestion('planned', '2026-11-22T10:30:00.000Z')], { statuses, failNotifications: 1 });
+    const event = suggestionPlanned('3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b');
+    await expect(failing.receiver.handleEvent(event)).rejects.toThrow(/notifier unavailable/);
+    // A comment at 10:30 moved updated_at; the status is the one known: the sweep tells nothing.
+    await failing.receiver.catchUp(since);
+    expect(failing.told).toEqual([]);
+    await failing.receiver.handleEvent(event);
+    expect(failing.told).toEqual(['Your suggestion "Dark mode" is now planned.']);
+  });
+
+  it('tells a ticket change whose webhook comes after the sweep saw the ticket moved on by a later note', async () => {
+    const { receiver, told } = receiverWith([], { statuses: await makeStatuses(), tickets: [ticket('2026-11-22T12:45:00.000Z')] });
+    await receiver.catchUp(since);
+    await receiver.handleEvent(ticketSolved);
+    await receiver.handleEvent(ticketSolved);
+    expect(told).toEqual(['Your ticket T-3 is now solved.']);
+  });
+
+  it('tells only the latest of changes that arrive out of order, and a status reached again after a change it missed', async () => {
+    const { receiver, told } = receiverWith([], { statuses: await makeStatuses() });
+    await receiver.handleEvent(suggestionMoved('4f5a6b7c-8d9e-4f0a-9b1c-2d3e4f5a6b7c', 'in_progress', '2026-11-22T11:00:00.000Z'));
+    await receiver.handleEvent(suggestionMoved('5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d', 'planned', '2026-11-22T10:00:00.000Z'));
+    expect(told).toEqual(['Your suggestion "Dark mode" is now in progress.']);
+    // Back to planned and on to in progress again, the first of those webhooks lost for good.
+    await receiver.handleEvent(suggestionMoved('6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d9e', 'in_progress', '2026-11-22T13:00:00.000Z'));
+    expect(told).toEqual(['Your suggestion "Dark mode" is now in progress.', 'Your suggestion "Dark mode" is now in progress.']);
   });
 
   it('tells a suggestion change once, whichever of the sweep and the webhook brings it first', async () => {
@@ -129,6 +160,21 @@ describe.each(stores)('status changes told to the author, known statuses %s', (_
     expect(firstSeen.told).toEqual([]);
     await firstSeen.receiver.handleEvent(suggestionPlanned('2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a', 8));
     expect(firstSeen.told).toEqual(['Your suggestion "Dark mode" is now planned.']);
+  });
+});
+
+describe('PostgresKnownStatuses', () => {
+  it('takes over a table of an earlier version, whose changes were told as they were stored', async () => {
+    await pool.query('DROP TABLE receiver_known_statuses');
+    await pool.query(`CREATE TABLE receiver_known_statuses (kind text NOT NULL, id bigint NOT NULL, status text NOT NULL, updated_at timestamptz NOT NULL, PRIMARY KEY (kind, id))`);
+    await pool.query(`INSERT INTO receiver_known_statuses VALUES ('suggestion', 7, 'planned', '2026-11-22T10:00:00.000Z')`);
+    const statuses = new PostgresKnownStatuses(pool);
+    await statuses.createTable();
+    await statuses.createTable();
+    const { receiver, told } = receiverWith([], { statuses });
+    await receiver.handleEvent(suggestionPlanned('7c8d9e0f-1a2b-4c3d-8e4f-5a6b7c8d9e0f'));
+    expect(told).toEqual([]);
+    expect(await statuses.changed('suggestion', 7, 'in_progress', '2026-11-22T11:00:00.000Z')).toEqual({ status: 'in_progress', told: false });
   });
 });
 

@@ -64,15 +64,16 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     switch (event.event) {
       case 'suggestion.created': {
         const { suggestion } = event.data;
-        await statuses.remember('suggestion', suggestion.id, suggestion.status, suggestion.updated_at);
+        await statuses.observed('suggestion', suggestion.id, suggestion.status, suggestion.updated_at);
         break;
       }
       case 'suggestion.status_changed': {
         const { suggestion, status_after: status } = event.data;
-        const change = await statuses.remember('suggestion', suggestion.id, status, suggestion.updated_at);
-        if (change.latest && !change.told) {
+        // Told if this change brought the status known now and is not told yet.
+        const known = await statuses.changed('suggestion', suggestion.id, status, suggestion.updated_at);
+        if (known.status === status && !known.told) {
           await tellAuthor(event, `Your suggestion "${suggestion.title}" is now ${words(status)}.`);
-          await statuses.markTold('suggestion', suggestion.id, suggestion.updated_at);
+          await statuses.markTold('suggestion', suggestion.id, status);
         }
         break;
       }
@@ -81,16 +82,16 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         break;
       case 'ticket.created': {
         const { ticket } = event.data;
-        await statuses.remember('ticket', ticket.id, ticket.status, ticket.updated_at);
+        await statuses.observed('ticket', ticket.id, ticket.status, ticket.updated_at);
         break;
       }
       case 'ticket.status_changed': {
         const { ticket_id: id, ticket_number: number, status_after: status } = event.data;
-        // The event's time is the ticket's `updated_at`, which the sweep remembers too.
-        const change = await statuses.remember('ticket', id, status, event.created_at);
-        if (change.latest && !change.told) {
+        // The event's time is when the status changed.
+        const known = await statuses.changed('ticket', id, status, event.created_at);
+        if (known.status === status && !known.told) {
           await tellAuthor(event, `Your ticket ${number} is now ${words(status)}.`);
-          await statuses.markTold('ticket', id, event.created_at);
+          await statuses.markTold('ticket', id, status);
         }
         break;
       }
@@ -112,21 +113,21 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       since,
       source: options.source,
       async onSuggestion(suggestion) {
-        const change = await statuses.remember('suggestion', suggestion.id, suggestion.status, suggestion.updated_at);
+        const known = await statuses.observed('suggestion', suggestion.id, suggestion.status, suggestion.updated_at);
         // Only the team moves a suggestion on the board, so a status change missed while away is
         // someone else's action: the author is told. (A suggestion first seen here may have been
         // created with its status: nothing is told, and its webhook, if it comes, tells.)
         const author = suggestion.author?.external_id;
-        if (change.latest && !change.told && change.previous !== undefined && change.previous !== suggestion.status && author) {
+        if (known.changed && known.previous !== undefined && !known.told && author) {
           await notifier.notify(author, `Your suggestion "${suggestion.title}" is now ${words(suggestion.status)}.`);
-          await statuses.markTold('suggestion', suggestion.id, suggestion.updated_at);
+          await statuses.markTold('suggestion', suggestion.id, suggestion.status);
         }
       },
       async onTicket(ticket) {
         // A ticket's status also moves by its author's own action (a reply reopens it), which the
         // list does not tell apart: the sweep brings the status up to date without a message, and
         // the change's webhook, when its retry comes, still tells it.
-        await statuses.remember('ticket', ticket.id, ticket.status, ticket.updated_at);
+        await statuses.observed('ticket', ticket.id, ticket.status, ticket.updated_at);
       },
     });
     // Moved by the service's own times only: this machine's clock may be ahead of it.
