@@ -10,6 +10,11 @@ export type ClaimResult = 'claimed' | 'in_progress' | 'done';
  * complete after, or release when handling failed so the sender's retry is handled.
  */
 export interface IdempotencyStore {
+  /**
+   * How long a claim stays in progress before another attempt may take it over. Given, a handler
+   * that failed after its claim's lease does not release it: another attempt may hold it by now.
+   */
+  readonly leaseMs?: number;
   claim(deliveryId: string): Promise<ClaimResult>;
   complete(deliveryId: string): Promise<void>;
   release(deliveryId: string): Promise<void>;

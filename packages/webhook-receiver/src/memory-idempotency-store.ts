@@ -23,7 +23,7 @@ export interface MemoryIdempotencyStoreOptions {
 export class MemoryIdempotencyStore implements IdempotencyStore {
   // Insertion order is age order, so the oldest entries are at the front.
   private readonly entries = new Map<string, { state: 'in_progress' | 'done'; at: number }>();
-  private readonly leaseMs: number;
+  readonly leaseMs: number;
   private readonly retentionMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;

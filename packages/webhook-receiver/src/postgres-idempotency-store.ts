@@ -24,7 +24,7 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$/;
 export class PostgresIdempotencyStore implements IdempotencyStore {
   private readonly pool: Queryable;
   private readonly table: string;
-  private readonly leaseMs: number;
+  readonly leaseMs: number;
 
   constructor(options: PostgresIdempotencyStoreOptions) {
     const table = options.tableName ?? 'webhook_deliveries_handled';

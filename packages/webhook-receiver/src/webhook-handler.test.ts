@@ -100,6 +100,29 @@ describe('createWebhookHandler', () => {
     expect((await first).status).toBe(200);
   });
 
+  it('does not release a claim its lease outlived when the handler fails: another attempt may hold it by now', async () => {
+    let clock = Date.now();
+    const store = new MemoryIdempotencyStore({ leaseMs: 1000, now: () => clock });
+    const body = envelope('8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a');
+    let slowOne = true;
+    const handler = createWebhookHandler({
+      secret,
+      idempotencyStore: store,
+      now: () => clock,
+      onEvent: async () => {
+        if (!slowOne) return new Promise<void>(() => undefined); // the second attempt is still at work
+        slowOne = false;
+        clock += 1500; // the first ran past its lease: the sender's retry arrived and took it over
+        void handler.handle({ rawBody: body, headers: signed(body) });
+        await new Promise((resolve) => setImmediate(resolve));
+        throw new Error('gave up');
+      },
+    });
+    expect(await handler.handle({ rawBody: body, headers: signed(body) })).toMatchObject({ status: 500 });
+    // The retry's claim stands: a third attempt is told it is in progress, not handled beside it.
+    expect(await store.claim(JSON.parse(body).id as string)).toBe('in_progress');
+  });
+
   it('answers 500 when the handler throws, and handles the retry', async () => {
     let fail = true;
     const handler = make(async () => {

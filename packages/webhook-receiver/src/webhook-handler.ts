@@ -67,6 +67,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         return { status: 400, body: { error: 'delivery_id_mismatch', message: `${DELIVERY_HEADER} differs from the body's id.` } };
       }
       const store = options.idempotencyStore;
+      const now = options.now ?? Date.now;
+      const claimedAt = now();
       if (store) {
         const claim = await store.claim(event.id);
         if (claim === 'done') return { status: 200, body: { received: true, duplicate: true } };
@@ -77,7 +79,9 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       try {
         await options.onEvent(event);
       } catch {
-        await store?.release(event.id);
+        // Past its lease the claim may be another attempt's by now (taken over): releasing it
+        // would let a third in beside that one. Left, it lapses anyway.
+        if (store && (store.leaseMs === undefined || now() - claimedAt < store.leaseMs)) await store.release(event.id);
         return { status: 500, body: { error: 'handler_failed', message: 'The handler failed; the delivery will be retried.' } };
       }
       await store?.complete(event.id);
