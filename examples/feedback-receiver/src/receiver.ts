@@ -139,7 +139,15 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   const app = express();
   app.disable('x-powered-by');
   // The middleware reads the raw body itself: no JSON parser runs before it on this route.
-  app.post('/webhooks', webhookMiddleware({ secret: options.secret, idempotencyStore: options.idempotencyStore, onEvent: handleEvent }));
+  app.post(
+    '/webhooks',
+    webhookMiddleware({
+      secret: options.secret,
+      idempotencyStore: options.idempotencyStore,
+      onEvent: handleEvent,
+      onError: (error, event) => log({ failed: event.event, id: event.id, error: error instanceof Error ? error.message : String(error) }),
+    }),
+  );
   app.get('/health', (_request, response) => {
     response.json({ ok: true });
   });

@@ -50,7 +50,7 @@ describe('parseEvent and constructEvent', () => {
 describe('createWebhookHandler', () => {
   const handled: Array<WebhookEvent | UnknownWebhookEvent> = [];
   const make = (onEvent: (event: WebhookEvent | UnknownWebhookEvent) => Promise<void> = async (event) => void handled.push(event)) =>
-    createWebhookHandler({ secret, onEvent, idempotencyStore: new MemoryIdempotencyStore() });
+    createWebhookHandler({ secret, onEvent, idempotencyStore: new MemoryIdempotencyStore(), onError: () => undefined });
 
   it('answers 200 and calls the handler for a verified delivery', async () => {
     const body = envelope();
@@ -109,6 +109,7 @@ describe('createWebhookHandler', () => {
       secret,
       idempotencyStore: store,
       now: () => clock,
+      onError: () => undefined,
       onEvent: async () => {
         if (!slowOne) return new Promise<void>(() => undefined); // the second attempt is still at work
         slowOne = false;
@@ -121,6 +122,20 @@ describe('createWebhookHandler', () => {
     expect(await handler.handle({ rawBody: body, headers: signed(body) })).toMatchObject({ status: 500 });
     // The retry's claim stands: a third attempt is told it is in progress, not handled beside it.
     expect(await store.claim(JSON.parse(body).id as string)).toBe('in_progress');
+  });
+
+  it('tells onError what the handler threw, with the event', async () => {
+    const seen: Array<[string, string]> = [];
+    const handler = createWebhookHandler({
+      secret,
+      onEvent: () => {
+        throw new Error('database away');
+      },
+      onError: (error, event) => void seen.push([(error as Error).message, event.id]),
+    });
+    const body = envelope('9e0f1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b');
+    expect(await handler.handle({ rawBody: body, headers: signed(body) })).toMatchObject({ status: 500, body: { error: 'handler_failed' } });
+    expect(seen).toEqual([['database away', '9e0f1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b']]);
   });
 
   it('answers 500 when the handler throws, and handles the retry', async () => {

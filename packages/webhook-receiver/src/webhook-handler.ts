@@ -8,6 +8,11 @@ export interface WebhookHandlerOptions {
   secret: string;
   /** Your handler, called once per delivery id (with a store); throw to have the delivery retried. */
   onEvent(event: WebhookEvent | UnknownWebhookEvent): Promise<void> | void;
+  /**
+   * Told what `onEvent` threw (the sender only hears 500 `handler_failed`, and retries). Default:
+   * one line on standard error with the event's name and delivery id and the error's message.
+   */
+  onError?: (error: unknown, event: WebhookEvent | UnknownWebhookEvent) => void;
   /** Where handled delivery ids are kept, so duplicates are skipped. Default: none (every arrival is handled). */
   idempotencyStore?: IdempotencyStore;
   /** Largest accepted signature age, in seconds, either way. Default: 300. */
@@ -30,6 +35,11 @@ export interface WebhookAnswer {
 
 export interface WebhookHandler {
   handle(request: IncomingWebhook): Promise<WebhookAnswer>;
+}
+
+function reportToStandardError(error: unknown, event: WebhookEvent | UnknownWebhookEvent): void {
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  process.stderr.write(`webhook handler failed on ${event.event} (delivery ${event.id}); it will be retried: ${message}\n`);
 }
 
 function header(headers: IncomingWebhook['headers'], name: string): string | string[] | undefined {
@@ -78,7 +88,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       }
       try {
         await options.onEvent(event);
-      } catch {
+      } catch (error) {
+        (options.onError ?? reportToStandardError)(error, event);
         // Past its lease the claim may be another attempt's by now (taken over): releasing it
         // would let a third in beside that one. Left, it lapses anyway.
         if (store && (store.leaseMs === undefined || now() - claimedAt < store.leaseMs)) await store.release(event.id);
