@@ -65,9 +65,12 @@ describe('verify', () => {
     expect(run).toThrow(/missing/);
   });
 
-  it('refuses a header sent twice as malformed_header', () => {
+  it('refuses a header sent twice as malformed_header, saying so, as an array or joined as Node joins it', () => {
     const header = workerHeader(body, t);
-    expect(reasonOf(() => verify(body, [header, header], secret, { now: at(t) }))).toBe('malformed_header');
+    for (const twice of [[header, header], `${header}, ${header}`]) {
+      expect(reasonOf(() => verify(body, twice, secret, { now: at(t) }))).toBe('malformed_header');
+      expect(() => verify(body, twice, secret, { now: at(t) })).toThrow(/sent more than once/);
+    }
   });
 
   it.each([

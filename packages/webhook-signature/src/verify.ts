@@ -59,13 +59,12 @@ export function verify(
   if (typeof signatureHeader !== 'string') {
     throw new WebhookVerificationError(
       'malformed_header',
-      signatureHeader === undefined || signatureHeader === null
-        ? `The ${SIGNATURE_HEADER} header is missing: is this request a webhook delivery, and does your proxy pass the header through?`
-        : `The ${SIGNATURE_HEADER} header was sent more than once: a delivery carries exactly one.`,
+      signatureHeader === undefined || signatureHeader === null ? `The ${SIGNATURE_HEADER} header is missing: is this request a webhook delivery, and does your proxy pass the header through?` : sentTwice,
     );
   }
   const comma = commaOfHeader(signatureHeader);
-  if (comma < 0) throw malformedHeader();
+  // Node's http (and most servers) join a header sent twice into one value, with ", ".
+  if (comma < 0) throw signatureHeader.includes(', t=') ? new WebhookVerificationError('malformed_header', sentTwice) : malformedHeader();
   const timestamp = signatureHeader.slice(2, comma);
   const expected = signatureHmac(secret, timestamp, rawBody).digest('binary');
   const comparison = signatureComparison(expected, signatureHeader, comma + 4);
@@ -103,6 +102,8 @@ export function validToleranceSeconds(toleranceSeconds: number | undefined): num
   }
   return tolerance;
 }
+
+const sentTwice = `The ${SIGNATURE_HEADER} header was sent more than once: a delivery carries exactly one.`;
 
 const malformedHeader = () =>
   new WebhookVerificationError(
