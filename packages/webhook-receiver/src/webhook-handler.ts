@@ -89,7 +89,11 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       try {
         await options.onEvent(event);
       } catch (error) {
-        (options.onError ?? reportToStandardError)(error, event);
+        try {
+          (options.onError ?? reportToStandardError)(error, event);
+        } catch {
+          // A failing report must not keep the claim from being released.
+        }
         // Past its lease the claim may be another attempt's by now (taken over): releasing it
         // would let a third in beside that one. Left, it lapses anyway.
         if (store && (store.leaseMs === undefined || now() - claimedAt < store.leaseMs)) await store.release(event.id);
