@@ -10,8 +10,8 @@ export interface StatusKnown {
   told: boolean;
 }
 
-/** What an observed status changed. */
-export interface StatusObserved extends StatusKnown {
+/** What an observed status changed. A change it makes is new, so never told yet. */
+export interface StatusObserved {
   /** Whether the status known changed. */
   changed: boolean;
   /** The status known before; undefined for a record seen for the first time. */
@@ -65,7 +65,7 @@ export class MemoryKnownStatuses implements KnownStatuses {
     const before = this.known.get(key);
     const changed = !before || (before.at < time && before.status !== status);
     if (changed) this.known.set(key, { status, at: time, toldAt: before?.toldAt });
-    return { ...this.answer(this.known.get(key)!), changed, previous: before?.status };
+    return { changed, previous: before?.status };
   }
 
   async markTold(kind: RecordKind, id: number, status: string): Promise<void> {
@@ -127,23 +127,20 @@ export class PostgresKnownStatuses implements KnownStatuses {
 
   async observed(kind: RecordKind, id: number, status: string, updatedAt: string): Promise<StatusObserved> {
     // The row as it was (locked, so two writers of one record take turns) and the write, in one statement.
-    const { rows } = await this.pool.query<{ previous: string | null; changed: boolean; status: string | null; told: boolean }>(
+    const { rows } = await this.pool.query<{ previous: string | null; changed: boolean }>(
       `WITH previous AS (
-         SELECT status, updated_at, told_at FROM receiver_known_statuses WHERE kind = $1 AND id = $2 FOR UPDATE
+         SELECT status FROM receiver_known_statuses WHERE kind = $1 AND id = $2 FOR UPDATE
        ), written AS (
          INSERT INTO receiver_known_statuses AS known (kind, id, status, updated_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (kind, id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at
            WHERE known.updated_at < EXCLUDED.updated_at AND known.status <> EXCLUDED.status
-         RETURNING status
+         RETURNING 1
        )
-       SELECT (SELECT status FROM previous) AS previous,
-              EXISTS (SELECT FROM written) AS changed,
-              coalesce((SELECT status FROM written), (SELECT status FROM previous)) AS status,
-              NOT EXISTS (SELECT FROM written) AND coalesce((SELECT told_at IS NOT DISTINCT FROM updated_at FROM previous), false) AS told`,
+       SELECT (SELECT status FROM previous) AS previous, EXISTS (SELECT FROM written) AS changed`,
       [kind, id, status, updatedAt],
     );
     const row = rows[0]!;
-    return { previous: row.previous ?? undefined, changed: row.changed, status: row.status ?? status, told: row.told };
+    return { previous: row.previous ?? undefined, changed: row.changed };
   }
 
   async markTold(kind: RecordKind, id: number, status: string): Promise<void> {

@@ -118,7 +118,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         // someone else's action: the author is told. (A suggestion first seen here may have been
         // created with its status: nothing is told, and its webhook, if it comes, tells.)
         const author = suggestion.author?.external_id;
-        if (known.changed && known.previous !== undefined && !known.told && author) {
+        if (known.changed && known.previous !== undefined && author) {
           await notifier.notify(author, `Your suggestion "${suggestion.title}" is now ${words(suggestion.status)}.`);
           await statuses.markTold('suggestion', suggestion.id, suggestion.status);
         }
