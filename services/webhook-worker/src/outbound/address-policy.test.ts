@@ -3,6 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { rpcMethods } from '@feedback/contracts';
 import { isPublicAddress, urlProblem } from './address-policy.js';
 import { EndpointUrlPolicy } from './endpoint-url-policy.js';
+import { safeLookup, type ResolveAll } from './safe-lookup.js';
 
 describe('webhook address policy', () => {
   it.each([
@@ -58,5 +59,65 @@ describe('endpoint URL as stored', () => {
   ])('stores %j as %s, a URL every answer about the endpoint can carry', async (raw, stored) => {
     expect(await policy.check(raw)).toBe(stored);
     expect(() => result.parse(described(stored))).not.toThrow();
+  });
+});
+
+describe('names and allowlisted hosts at save time', () => {
+  it.each([
+    ['https://localhost./hook', 'must name a public host'],
+    ['https://api.localhost./hook', 'must name a public host'],
+    ['https://printer.local./hook', 'must name a public host'],
+    ['https://metadata.google.internal./hook', 'must name a public host'],
+    ['https://intranet./hook', 'must name a public host'],
+  ])('refuses %s by its name, as it would without the final dot', (url, problem) => {
+    expect(urlProblem(url)).toMatch(problem);
+  });
+
+  it('refuses a name when any of its addresses is not public, and one that does not resolve', async () => {
+    const resolvingTo = (addresses: string[]) => new EndpointUrlPolicy([], async () => addresses);
+    await expect(resolvingTo(['93.184.216.34', '10.0.0.1']).check('https://hooks.example.com/x')).rejects.toMatchObject({ code: 'unsafe_url', message: expect.stringMatching('resolves to a private') });
+    await expect(resolvingTo([]).check('https://hooks.example.com/x')).rejects.toMatchObject({ code: 'unsafe_url' });
+    const failing = new EndpointUrlPolicy([], async () => {
+      throw new Error('ENOTFOUND');
+    });
+    await expect(failing.check('https://hooks.example.com/x')).rejects.toMatchObject({ code: 'unsafe_url', message: expect.stringMatching('does not resolve') });
+  });
+
+  it('lifts only the address checks for an allowlisted host: https and no credentials still hold', async () => {
+    const policy = new EndpointUrlPolicy(['localhost'], async () => ['127.0.0.1']);
+    expect(await policy.check('https://localhost:8443/hook')).toBe('https://localhost:8443/hook');
+    await expect(policy.check('http://localhost:8443/hook')).rejects.toMatchObject({ code: 'unsafe_url' });
+    await expect(policy.check('https://user:pass@localhost:8443/hook')).rejects.toMatchObject({ code: 'unsafe_url', message: expect.stringMatching('credentials') });
+  });
+
+  it('matches an IPv6 allowlist entry written with or without brackets', async () => {
+    for (const entry of ['::1', '[::1]']) {
+      const policy = new EndpointUrlPolicy([entry]);
+      expect(policy.isAllowlisted('[::1]')).toBe(true);
+      expect(policy.isAllowlisted('::1')).toBe(true);
+      expect(await policy.check('https://[::1]:8443/hook')).toBe('https://[::1]:8443/hook');
+    }
+  });
+});
+
+describe('the lookup of every outbound connection', () => {
+  const resolvingTo = (addresses: string[]): ResolveAll => (_host, _options, callback) =>
+    callback(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+  const lookUp = (lookup: ReturnType<typeof safeLookup>, all: boolean) =>
+    new Promise<{ error: NodeJS.ErrnoException | null; address: unknown }>((resolve) => {
+      lookup('hooks.example.com', { all }, (error, address) => resolve({ error, address }));
+    });
+
+  it.each([true, false])('refuses a name with one private address among public ones (all: %s), whichever would be dialled', async (all) => {
+    const lookup = safeLookup(() => false, resolvingTo(['93.184.216.34', '10.0.0.1']));
+    expect((await lookUp(lookup, all)).error).toMatchObject({ code: 'EUNSAFEADDRESS' });
+    const reversed = safeLookup(() => false, resolvingTo(['10.0.0.1', '93.184.216.34']));
+    expect((await lookUp(reversed, all)).error).toMatchObject({ code: 'EUNSAFEADDRESS' });
+  });
+
+  it('answers every public address with all, the first without', async () => {
+    const lookup = safeLookup(() => false, resolvingTo(['93.184.216.34', '2606:4700:4700::1111']));
+    expect(await lookUp(lookup, true)).toEqual({ error: null, address: [{ address: '93.184.216.34', family: 4 }, { address: '2606:4700:4700::1111', family: 6 }] });
+    expect(await lookUp(lookup, false)).toEqual({ error: null, address: '93.184.216.34' });
   });
 });

@@ -33,6 +33,14 @@ export function isPublicAddress(address: string): boolean {
   return (parsed as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
 }
 
+/**
+ * A URL's host as the policies compare it: without an IPv6 literal's brackets or a trailing dot
+ * (`localhost.` is `localhost` to a resolver), in lower case.
+ */
+export function comparableHost(hostname: string): string {
+  return hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+}
+
 /** Why a URL cannot be a webhook endpoint, or undefined when its form is acceptable. */
 export function urlProblem(raw: string): string | undefined {
   let url: URL;
@@ -43,7 +51,7 @@ export function urlProblem(raw: string): string | undefined {
   }
   if (url.protocol !== 'https:') return 'must use https';
   if (url.username || url.password) return 'must not contain credentials';
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = comparableHost(url.hostname);
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal') || !host.includes('.') && !host.includes(':')) {
     return 'must name a public host';
   }

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { RpcError } from '@feedback/messaging';
-import { isPublicAddress, urlProblem } from './address-policy.js';
+import { comparableHost, isPublicAddress, urlProblem } from './address-policy.js';
 
 /**
  * How long the save-time check waits for a name to resolve. The system resolver can take many
@@ -30,13 +30,18 @@ function resolveWithin(timeoutMs: number): (host: string) => Promise<string[]> {
  * empty by default and exists for local test receivers.
  */
 export class EndpointUrlPolicy {
-  constructor(
-    private readonly allowedPrivateHosts: readonly string[] = [],
-    private readonly resolve: (host: string) => Promise<string[]> = resolveWithin(RESOLVE_TIMEOUT_MS),
-  ) {}
+  private readonly allowedPrivateHosts: ReadonlySet<string>;
 
+  constructor(
+    allowedPrivateHosts: readonly string[] = [],
+    private readonly resolve: (host: string) => Promise<string[]> = resolveWithin(RESOLVE_TIMEOUT_MS),
+  ) {
+    this.allowedPrivateHosts = new Set(allowedPrivateHosts.map(comparableHost));
+  }
+
+  /** Whether a host is on the allowlist, written either way (`::1` or `[::1]`, with a final dot or not). */
   isAllowlisted(host: string): boolean {
-    return this.allowedPrivateHosts.includes(host.toLowerCase());
+    return this.allowedPrivateHosts.has(comparableHost(host));
   }
 
   /** Checks a URL given for an endpoint; answers it as it is to be stored (see storedForm). */
@@ -48,7 +53,9 @@ export class EndpointUrlPolicy {
       throw new RpcError('unsafe_url', 'The URL is not valid.');
     }
     if (this.isAllowlisted(url.hostname)) {
+      // The allowlist lifts the address checks only; the form's rules hold for every URL.
       if (url.protocol !== 'https:') throw new RpcError('unsafe_url', 'The URL must use https.');
+      if (url.username || url.password) throw new RpcError('unsafe_url', 'The URL must not contain credentials.');
       return storedForm(url);
     }
     const problem = urlProblem(raw);
