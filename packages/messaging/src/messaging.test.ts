@@ -53,6 +53,8 @@ describe('messaging over a real broker', () => {
       handlers: {
         'authority.verifySecretKey': async ({ key_hash }) => {
           if (key_hash.startsWith('0')) throw new RpcError('unknown_key', 'No such key.');
+          // An answer that breaks the method's result contract: the server's bug.
+          if (key_hash.startsWith('f')) return { key_id: 'k1' } as never;
           return { key_id: 'k1', app: { id: 1, public_key: 'pk_live_x' }, team_id: 't1', plan: 'pro', scopes: ['tickets:read'], full_access: false };
         },
       },
@@ -62,6 +64,8 @@ describe('messaging over a real broker', () => {
       const result = await eventually(() => client.call('authority.verifySecretKey', { key_hash: 'a'.repeat(64) }), { what: 'rpc answer' });
       expect(result.scopes).toEqual(['tickets:read']);
       await expect(client.call('authority.verifySecretKey', { key_hash: '0'.repeat(64) })).rejects.toMatchObject({ code: 'unknown_key' });
+      // Not `contract_violation`, which callers answer as the client's bad request.
+      await expect(client.call('authority.verifySecretKey', { key_hash: 'f'.repeat(64) })).rejects.toMatchObject({ code: 'internal_error' });
     } finally {
       await client.close();
       await server.stop();

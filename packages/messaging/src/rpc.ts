@@ -98,6 +98,10 @@ export function serveRpc(
     } catch (error) {
       if (error instanceof RpcError) {
         reply = { ok: false, error: { code: error.code, message: error.message } };
+      } else if (error instanceof ContractViolation && error.contract === rpcMethods[method as RpcMethod]?.result.name) {
+        // This service's own answer broke its contract: a bug here, not the caller's request.
+        log.error('rpc result broke its contract', { violations: error.violations, contract: error.contract });
+        reply = { ok: false, error: { code: 'internal_error', message: 'The service failed to answer.' } };
       } else if (error instanceof ContractViolation) {
         log.error('rpc contract broken', { violations: error.violations, contract: error.contract });
         reply = { ok: false, error: { code: 'contract_violation', message: error.message } };

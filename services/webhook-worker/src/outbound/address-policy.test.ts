@@ -56,9 +56,24 @@ describe('endpoint URL as stored', () => {
     ['https://example.com/100%', 'https://example.com/100%25'],
     ['https://example.com/ok%20already', 'https://example.com/ok%20already'],
     ['https://bücher.example/x', 'https://xn--bcher-kva.example/x'],
+    ['https://example.com/in?events[]=all', 'https://example.com/in?events%5B%5D=all'],
+    ['https://example.com/a[1]', 'https://example.com/a%5B1%5D'],
+    ['https://example.com/a#b#c', 'https://example.com/a#b%23c'],
+    ['https://example.com:8443/a?b=1#top', 'https://example.com:8443/a?b=1#top'],
   ])('stores %j as %s, a URL every answer about the endpoint can carry', async (raw, stored) => {
     expect(await policy.check(raw)).toBe(stored);
     expect(() => result.parse(described(stored))).not.toThrow();
+  });
+});
+
+describe('the length of a URL as stored', () => {
+  const policy = new EndpointUrlPolicy([], async () => ['93.184.216.34']);
+
+  it('refuses a URL that escaping makes longer than the limit, and keeps one that fits', async () => {
+    const euro = `https://example.com/${'€'.repeat(400)}`; // 420 characters typed, 3,620 escaped
+    await expect(policy.check(euro)).rejects.toMatchObject({ code: 'unsafe_url', message: expect.stringMatching('longer than 2048') });
+    const fits = `https://example.com/${'a'.repeat(2048 - 20)}`;
+    expect(await policy.check(fits)).toHaveLength(2048);
   });
 });
 

@@ -56,7 +56,7 @@ export class EndpointUrlPolicy {
       // The allowlist lifts the address checks only; the form's rules hold for every URL.
       if (url.protocol !== 'https:') throw new RpcError('unsafe_url', 'The URL must use https.');
       if (url.username || url.password) throw new RpcError('unsafe_url', 'The URL must not contain credentials.');
-      return storedForm(url);
+      return withinLength(storedForm(url));
     }
     const problem = urlProblem(raw);
     if (problem) throw new RpcError('unsafe_url', `The URL ${problem}.`);
@@ -70,19 +70,40 @@ export class EndpointUrlPolicy {
     if (addresses.length === 0 || addresses.some((address) => !isPublicAddress(address))) {
       throw new RpcError('unsafe_url', `The host ${host} resolves to a private, local or reserved address.`);
     }
-    return storedForm(url);
+    return withinLength(storedForm(url));
   }
 }
 
-/** What RFC 3986 allows in a URI besides letters and digits; `%` only as the start of an escape. */
-const NOT_IN_URI = /%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/g;
+/**
+ * The stored form within the limit the request was held to: escaping can make a URL of 2,048
+ * characters many times longer, and an edit form sending it back would then be refused.
+ */
+function withinLength(stored: string): string {
+  if (stored.length > MAX_URL_LENGTH) {
+    throw new RpcError('unsafe_url', `The URL is longer than ${MAX_URL_LENGTH} characters once its special characters are escaped (${stored.length}).`);
+  }
+  return stored;
+}
+
+/**
+ * What RFC 3986 allows in a path, query or fragment besides letters and digits; `%` only as the
+ * start of an escape. `[`, `]` (only an IPv6 host's) and `#` (only the fragment's start) are not.
+ */
+const NOT_IN_URI_PART = /%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?@!$&'()*+,;=%]/g;
+
+/** The longest URL an endpoint may have, as stored: the contracts' limit. */
+export const MAX_URL_LENGTH = 2048;
 
 /**
  * The URL as stored, sent to and shown: parsed (the host lower-cased and in punycode, spaces
  * around it trimmed and inside it escaped, a default port dropped), then with the characters the
- * parser leaves that RFC 3986 does not allow (`|`, `^`, a lone `%`) escaped too. Stored as typed,
- * `https://example.com/hook ` was a URL every later answer about the endpoint failed to describe.
+ * parser leaves that RFC 3986 does not allow in a path, query or fragment (`|`, `^`, `[`, `]`, a
+ * second `#`, a lone `%`) escaped too. Stored as typed, `https://example.com/hook ` or
+ * `https://example.com/in?events[]=all` was a URL every later answer about the endpoint failed to
+ * describe. (Credentials were refused before.)
  */
 export function storedForm(url: URL): string {
-  return url.href.replace(NOT_IN_URI, (character) => encodeURIComponent(character));
+  const escape = (part: string) => part.replace(NOT_IN_URI_PART, (character) => encodeURIComponent(character));
+  const fragment = url.hash ? `#${escape(url.hash.slice(1))}` : '';
+  return `${url.protocol}//${url.host}${escape(url.pathname)}${escape(url.search)}${fragment}`;
 }
