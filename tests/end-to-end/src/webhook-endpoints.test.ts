@@ -3,6 +3,7 @@ import { createLogger } from '@feedback/logging';
 import { Broker, RpcClient, topologyNames } from '@feedback/messaging';
 import pg from 'pg';
 import winston from 'winston';
+import { eventually } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
 import { startSystem } from './system.js';
@@ -169,6 +170,40 @@ describe('plan limits', () => {
     }
     expect((await webhooks('GET', '', undefined, team.token, app)).body['items']).toEqual([]);
     expect((await webhooks('POST', '', endpoint('Now'), team.token, app)).status).toBe(201);
+  });
+
+  it('answer 404, not a failure, to a change, rotation or deletion that finds the endpoint deleted since it was looked up', async () => {
+    const team = await signUpTeam(url(), 'pro');
+    const app = (await createApp(url(), team.token, 'Racing')).appId;
+    const id = String(((await webhooks('POST', '', endpoint('Racing'), team.token, app)).body['endpoint'] as { id: string }).id);
+    // Another transaction holds the endpoint's row, so the requests below look it up and then
+    // wait to write it; released, one deletion goes first and the others find the row gone
+    // (which was a 500 for the second deletion).
+    const holder = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM webhooks.webhook_endpoints WHERE id = $1 FOR UPDATE', [id]);
+      const answers = Promise.all([
+        webhooks('DELETE', `/${id}`, undefined, team.token, app),
+        webhooks('DELETE', `/${id}`, undefined, team.token, app),
+        webhooks('PATCH', `/${id}`, { name: 'Renamed' }, team.token, app),
+        webhooks('POST', `/${id}/rotate-secret`, undefined, team.token, app),
+      ]);
+      await eventually(async () => {
+        const { rows } = await holder.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+        return rows[0].n >= 1 ? true : undefined;
+      }, { what: 'a request waiting for the row' });
+      await holder.query('COMMIT');
+      const statuses = (await answers).map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 204)).toHaveLength(1);
+      // The change and the rotation may go before the deletion (200) or after it (404).
+      expect(statuses.every((status) => [200, 204, 404].includes(status))).toBe(true);
+      expect(statuses.filter((status) => status === 404).length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await holder.end();
+    }
+    expect((await webhooks('GET', `/${id}`, undefined, team.token, app)).status).toBe(404);
   });
 
   it('a plan that includes fewer endpoints than the team has is refused until some are deleted', async () => {

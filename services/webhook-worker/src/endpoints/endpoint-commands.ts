@@ -26,6 +26,15 @@ export async function findOwnedEndpoint(prisma: PrismaClient, owner: Owner, endp
   return endpoint;
 }
 
+/**
+ * An update or deletion of an endpoint found a moment before, which another request deleted
+ * meanwhile (Prisma's P2025): answered as if it had gone before, not as a failure.
+ */
+function deletedMeanwhile(error: unknown): never {
+  if ((error as { code?: unknown }).code === 'P2025') throw new RpcError('not_found', 'No such webhook endpoint for this app.');
+  throw error;
+}
+
 /** PostgreSQL's lock_not_available (55P03), as Prisma's driver adapter reports a raw query's failure. */
 function isLockTimeout(error: unknown): boolean {
   const meta = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } }).meta;
@@ -110,13 +119,13 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
           ...(url !== undefined ? { url } : {}),
           ...(request.events !== undefined ? { events: request.events } : {}),
         },
-      });
+      }).catch(deletedMeanwhile);
       return endpointView(updated);
     },
 
     async remove(request: RpcRequest<'webhook-worker.deleteEndpoint'>): Promise<RpcResult<'webhook-worker.deleteEndpoint'>> {
       const endpoint = await owned(request.owner, request.endpoint_id);
-      await prisma.webhookEndpoint.delete({ where: { id: endpoint.id } });
+      await prisma.webhookEndpoint.delete({ where: { id: endpoint.id } }).catch(deletedMeanwhile);
       return {};
     },
 
@@ -124,7 +133,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
       const endpoint = await owned(request.owner, request.endpoint_id);
       const secret = generateSigningSecret();
       // An attempt reads the secret when its turn comes (AttemptMaker), so the old one is never used again after this.
-      const updated = await prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: secrets.seal(secret) } });
+      const updated = await prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: secrets.seal(secret) } }).catch(deletedMeanwhile);
       return { endpoint: endpointView(updated), signing_secret: secret };
     },
   };
