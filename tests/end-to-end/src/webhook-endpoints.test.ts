@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
 import { Broker, RpcClient, topologyNames } from '@feedback/messaging';
@@ -106,6 +107,9 @@ describe('webhook endpoints', () => {
     const token = (await call<{ token: string }>(url(), 'POST', '/dashboard/v1/sign-in', { body: { email, password: 'a long enough password' } })).body.token;
     expect((await webhooks('GET', '', undefined, token)).body).toMatchObject({ error: 'insufficient_role' });
     expect((await webhooks('POST', '', endpoint('No'), token)).status).toBe(403);
+    // Refused for who they are before anything they sent is looked at.
+    const history = await webhooks('GET', `/${randomUUID()}/deliveries?limit=1000&before=x`, undefined, token);
+    expect(history.body).toMatchObject({ error: 'insufficient_role' });
   });
 });
 

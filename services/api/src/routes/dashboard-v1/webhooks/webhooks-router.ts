@@ -77,8 +77,10 @@ export function webhooksRouter(context: RouteContext): Router {
     response.status(202).json(delivery);
   });
   router.get('/apps/:appId/webhooks/:endpointId/deliveries', async (request, response) => {
+    // Who may, first: a Member is told 403 whatever the query says.
+    const owner = await ownerOf(request);
     const page = historyQuery(request.query);
-    response.json(await call('webhook-worker.listDeliveries', { owner: await ownerOf(request), endpoint_id: endpointId(request), ...page }, timeout));
+    response.json(await call('webhook-worker.listDeliveries', { owner, endpoint_id: endpointId(request), ...page }, timeout));
   });
   router.get('/apps/:appId/webhooks/:endpointId/deliveries/:deliveryId', async (request, response) => {
     response.json(await call('webhook-worker.getDelivery', { owner: await ownerOf(request), endpoint_id: endpointId(request), delivery_id: deliveryId(request) }, timeout));
