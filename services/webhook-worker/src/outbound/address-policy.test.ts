@@ -84,7 +84,10 @@ describe('names and allowlisted hosts at save time', () => {
     ['https://printer.local./hook', 'must name a public host'],
     ['https://metadata.google.internal./hook', 'must name a public host'],
     ['https://intranet./hook', 'must name a public host'],
-  ])('refuses %s by its name, as it would without the final dot', (url, problem) => {
+    ['https://localhost../hook', 'must name a public host'],
+    ['https://a{b}.example.com/hook', 'characters no host name has'],
+    ['https://a`b.example.com/hook', 'characters no host name has'],
+  ])('refuses %s by its name, as it would without the final dots, or by its form', (url, problem) => {
     expect(urlProblem(url)).toMatch(problem);
   });
 
@@ -98,11 +101,13 @@ describe('names and allowlisted hosts at save time', () => {
     await expect(failing.check('https://hooks.example.com/x')).rejects.toMatchObject({ code: 'unsafe_url', message: expect.stringMatching('does not resolve') });
   });
 
-  it('lifts only the address checks for an allowlisted host: https and no credentials still hold', async () => {
+  it('lifts only the name and address checks for an allowlisted host: https, no credentials and a host name\'s form still hold', async () => {
     const policy = new EndpointUrlPolicy(['localhost'], async () => ['127.0.0.1']);
     expect(await policy.check('https://localhost:8443/hook')).toBe('https://localhost:8443/hook');
     await expect(policy.check('http://localhost:8443/hook')).rejects.toMatchObject({ code: 'unsafe_url' });
     await expect(policy.check('https://user:pass@localhost:8443/hook')).rejects.toMatchObject({ code: 'unsafe_url', message: expect.stringMatching('credentials') });
+    const odd = new EndpointUrlPolicy(['a{b}.test'], async () => ['127.0.0.1']);
+    await expect(odd.check('https://a{b}.test/hook')).rejects.toMatchObject({ code: 'unsafe_url', message: expect.stringMatching('characters no host name has') });
   });
 
   it('matches an IPv6 allowlist entry written with or without brackets', async () => {

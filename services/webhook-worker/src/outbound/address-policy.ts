@@ -38,7 +38,17 @@ export function isPublicAddress(address: string): boolean {
  * (`localhost.` is `localhost` to a resolver), in lower case.
  */
 export function comparableHost(hostname: string): string {
-  return hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  return hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+}
+
+/**
+ * Whether a parsed URL's host is written only with what a host name or address may hold. The
+ * WHATWG parser lets `{`, `"` or a backquote through in a domain; RFC 3986 does not, and such a
+ * URL would be one no answer about the endpoint could carry. (An international name is in
+ * punycode by then.)
+ */
+export function hasHostNameForm(url: URL): boolean {
+  return url.hostname.startsWith('[') || /^[a-z0-9._-]+$/.test(url.hostname);
 }
 
 /** Why a URL cannot be a webhook endpoint, or undefined when its form is acceptable. */
@@ -51,6 +61,7 @@ export function urlProblem(raw: string): string | undefined {
   }
   if (url.protocol !== 'https:') return 'must use https';
   if (url.username || url.password) return 'must not contain credentials';
+  if (!hasHostNameForm(url)) return 'has a host with characters no host name has';
   const host = comparableHost(url.hostname);
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal') || !host.includes('.') && !host.includes(':')) {
     return 'must name a public host';

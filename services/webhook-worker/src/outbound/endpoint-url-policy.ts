@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { RpcError } from '@feedback/messaging';
-import { comparableHost, isPublicAddress, urlProblem } from './address-policy.js';
+import { comparableHost, hasHostNameForm, isPublicAddress, urlProblem } from './address-policy.js';
 
 /**
  * How long the save-time check waits for a name to resolve. The system resolver can take many
@@ -26,7 +26,7 @@ function resolveWithin(timeoutMs: number): (host: string) => Promise<string[]> {
 /**
  * The save-time check of an endpoint URL: its form (https, a public host name or address) and
  * every address its name resolves to now. (The address actually dialled is checked again at
- * each connection: see safe-lookup.ts.) Hosts on the allowlist skip the address checks; it is
+ * each connection: see safe-lookup.ts.) Hosts on the allowlist skip the name and address checks; it is
  * empty by default and exists for local test receivers.
  */
 export class EndpointUrlPolicy {
@@ -53,9 +53,10 @@ export class EndpointUrlPolicy {
       throw new RpcError('unsafe_url', 'The URL is not valid.');
     }
     if (this.isAllowlisted(url.hostname)) {
-      // The allowlist lifts the address checks only; the form's rules hold for every URL.
+      // The allowlist lifts the name and address checks only; the form's rules hold for every URL.
       if (url.protocol !== 'https:') throw new RpcError('unsafe_url', 'The URL must use https.');
       if (url.username || url.password) throw new RpcError('unsafe_url', 'The URL must not contain credentials.');
+      if (!hasHostNameForm(url)) throw new RpcError('unsafe_url', 'The URL has a host with characters no host name has.');
       return withinLength(storedForm(url));
     }
     const problem = urlProblem(raw);
