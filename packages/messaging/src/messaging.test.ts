@@ -72,6 +72,31 @@ describe('messaging over a real broker', () => {
     }
   });
 
+  it('answers internal_error, not contract_violation, when a reply breaks the contract as the caller reads it (a malformed reply, or a result of another version)', async () => {
+    // A server written by hand, so that it can answer what serveRpc never would.
+    const elsewhere = topologyNames(createTestNamespace());
+    const connection = await amqplib.connect(amqpUrl);
+    const client = new RpcClient(broker, logger, { names: elsewhere, timeoutMs: 3000 });
+    try {
+      const channel = await connection.createChannel();
+      await channel.assertQueue(elsewhere.rpcQueue('authority'), { exclusive: true });
+      let reply: unknown;
+      await channel.consume(elsewhere.rpcQueue('authority'), (message) => {
+        if (!message) return;
+        channel.sendToQueue(message.properties.replyTo as string, Buffer.from(JSON.stringify(reply)), { correlationId: message.properties.correlationId as string });
+        channel.ack(message);
+      });
+      const ask = () => client.call('authority.verifySecretKey', { key_hash: 'a'.repeat(64) });
+      reply = { ok: true, result: { key_id: 'k1' } };
+      await expect(eventually(() => ask().catch((error: unknown) => (error instanceof RpcError ? error : undefined)))).resolves.toMatchObject({ code: 'internal_error' });
+      reply = { neither: 'ok nor error' };
+      await expect(ask()).rejects.toMatchObject({ code: 'internal_error' });
+    } finally {
+      await client.close();
+      await connection.close();
+    }
+  });
+
   it('times out an RPC call that nobody answers, with a stable code, and counts it as a timeout', async () => {
     const lonely = topologyNames(createTestNamespace());
     const metrics = new Registry();

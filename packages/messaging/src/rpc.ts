@@ -174,8 +174,9 @@ export class RpcClient {
     try {
       pending.resolve(rpcReplyContract.parse(JSON.parse(message.content.toString('utf8'))));
     } catch (error) {
+      // The answering service's fault, not the caller's request: not `contract_violation`.
       this.logger.error('rpc reply broke its contract', { error });
-      pending.resolve({ ok: false, error: { code: 'contract_violation', message: 'Malformed reply.' } });
+      pending.resolve({ ok: false, error: { code: 'internal_error', message: 'The service answered in a form this caller does not accept.' } });
     }
   }
 
@@ -212,7 +213,15 @@ export class RpcClient {
     }
     timer?.({ outcome: outcome.ok ? 'ok' : outcome.error.code });
     if (!outcome.ok) throw new RpcError(outcome.error.code, outcome.error.message);
-    return rpcMethods[method].result.parse(outcome.result) as RpcResult<M>;
+    try {
+      return rpcMethods[method].result.parse(outcome.result) as RpcResult<M>;
+    } catch (error) {
+      if (!(error instanceof ContractViolation)) throw error;
+      // An answer this caller's contract refuses (the services' versions apart): a failure on our
+      // side, which callers must not report as the client's bad request.
+      this.logger.error('rpc result broke its contract', { violations: error.violations, contract: error.contract });
+      throw new RpcError('internal_error', 'The service answered in a form this caller does not accept.');
+    }
   }
 
   async close(): Promise<void> {
