@@ -13,6 +13,9 @@ import type { Consumer } from './consumer.js';
 import type { TopologyNames } from './topology.js';
 
 /** An expected failure of an RPC method, with a stable code the caller can branch on. */
+/** The message of a reply the caller's contract refuses: the answering side's fault. */
+const UNREADABLE_REPLY = 'The service answered in a form this caller does not accept.';
+
 export class RpcError extends Error {
   override readonly name = 'RpcError';
   constructor(
@@ -176,7 +179,7 @@ export class RpcClient {
     } catch (error) {
       // The answering service's fault, not the caller's request: not `contract_violation`.
       this.logger.error('rpc reply broke its contract', { error });
-      pending.resolve({ ok: false, error: { code: 'internal_error', message: 'The service answered in a form this caller does not accept.' } });
+      pending.resolve({ ok: false, error: { code: 'internal_error', message: UNREADABLE_REPLY } });
     }
   }
 
@@ -220,7 +223,7 @@ export class RpcClient {
       // An answer this caller's contract refuses (the services' versions apart): a failure on our
       // side, which callers must not report as the client's bad request.
       this.logger.error('rpc result broke its contract', { violations: error.violations, contract: error.contract });
-      throw new RpcError('internal_error', 'The service answered in a form this caller does not accept.');
+      throw new RpcError('internal_error', UNREADABLE_REPLY);
     }
   }
 

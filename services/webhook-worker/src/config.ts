@@ -80,7 +80,7 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
     healthPort: v.HEALTH_PORT,
     eventPrefetch: v.EVENT_PREFETCH,
     signingSecretEncryptionKey: v.SIGNING_SECRET_ENCRYPTION_KEY,
-    allowedPrivateHosts: v.WEBHOOK_ALLOWED_PRIVATE_HOSTS.map((host) => host.toLowerCase()),
+    allowedPrivateHosts: v.WEBHOOK_ALLOWED_PRIVATE_HOSTS,
     extraCaFile: v.WEBHOOK_EXTRA_CA_FILE,
     retryDelaysMs: v.WEBHOOK_RETRY_DELAYS_MS.map(Number),
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,

@@ -42,6 +42,15 @@ export function comparableHost(hostname: string): string {
 }
 
 /**
+ * The allowlist of local test receivers as one check, shared by the save-time policy and the
+ * sender: an entry matches a host written either way (`::1` or `[::1]`, with a final dot or not).
+ */
+export function hostAllowlist(hosts: readonly string[]): (host: string) => boolean {
+  const allowed = new Set(hosts.map(comparableHost));
+  return (host) => allowed.has(comparableHost(host));
+}
+
+/**
  * Whether a parsed URL's host is written only with what a host name or address may hold. The
  * WHATWG parser lets `{`, `"` or a backquote through in a domain; RFC 3986 does not, and such a
  * URL would be one no answer about the endpoint could carry. (An international name is in

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { RpcError } from '@feedback/messaging';
-import { comparableHost, hasHostNameForm, isPublicAddress, urlProblem } from './address-policy.js';
+import { hasHostNameForm, hostAllowlist, isPublicAddress, urlProblem } from './address-policy.js';
 
 /**
  * How long the save-time check waits for a name to resolve. The system resolver can take many
@@ -30,18 +30,14 @@ function resolveWithin(timeoutMs: number): (host: string) => Promise<string[]> {
  * empty by default and exists for local test receivers.
  */
 export class EndpointUrlPolicy {
-  private readonly allowedPrivateHosts: ReadonlySet<string>;
+  /** Whether a host is on the allowlist of local test receivers. */
+  readonly isAllowlisted: (host: string) => boolean;
 
   constructor(
     allowedPrivateHosts: readonly string[] = [],
     private readonly resolve: (host: string) => Promise<string[]> = resolveWithin(RESOLVE_TIMEOUT_MS),
   ) {
-    this.allowedPrivateHosts = new Set(allowedPrivateHosts.map(comparableHost));
-  }
-
-  /** Whether a host is on the allowlist, written either way (`::1` or `[::1]`, with a final dot or not). */
-  isAllowlisted(host: string): boolean {
-    return this.allowedPrivateHosts.has(comparableHost(host));
+    this.isAllowlisted = hostAllowlist(allowedPrivateHosts);
   }
 
   /** Checks a URL given for an endpoint; answers it as it is to be stored (see storedForm). */

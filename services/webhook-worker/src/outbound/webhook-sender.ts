@@ -3,7 +3,7 @@ import { createSecureContext, rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { Agent } from 'undici';
 import type { Dispatcher } from 'undici';
-import { comparableHost, isPublicAddress } from './address-policy.js';
+import { hostAllowlist, isPublicAddress } from './address-policy.js';
 import { safeLookup } from './safe-lookup.js';
 
 export interface SendResult {
@@ -43,11 +43,11 @@ const BODY_START_BYTES = 1024;
  */
 export class WebhookSender {
   private readonly dispatcher: Agent;
-  private readonly allowed: Set<string>;
+  private readonly isAllowlisted: (host: string) => boolean;
   private readonly timeoutMs: number;
 
   constructor(options: SenderOptions = {}) {
-    this.allowed = new Set((options.allowedPrivateHosts ?? []).map(comparableHost));
+    this.isAllowlisted = hostAllowlist(options.allowedPrivateHosts ?? []);
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const extraCa = options.extraCaFile ? [readFileSync(options.extraCaFile, 'utf8')] : [];
     // One pool per endpoint origin, connections kept alive (and retired before the receiver's own
@@ -57,7 +57,7 @@ export class WebhookSender {
     this.dispatcher = new Agent({
       connections: 256,
       connect: {
-        lookup: safeLookup((host) => this.allowed.has(comparableHost(host))),
+        lookup: safeLookup(this.isAllowlisted),
         rejectUnauthorized: true,
         timeout: this.timeoutMs,
         ...(extraCa.length > 0 ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...extraCa] }) } : {}),
@@ -78,7 +78,7 @@ export class WebhookSender {
     }
     if (target.protocol !== 'https:') return { error: 'refused: only https is allowed', durationMs: 0 };
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (!this.allowed.has(comparableHost(host)) && ipaddr.isValid(host) && !isPublicAddress(host)) {
+    if (!this.isAllowlisted(host) && ipaddr.isValid(host) && !isPublicAddress(host)) {
       return { error: 'refused: the address is not public', durationMs: 0 };
     }
     const request: Dispatcher.DispatchOptions = {
