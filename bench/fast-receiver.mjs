@@ -14,7 +14,11 @@ import { createServer } from 'node:tls';
 
 const { tls } = JSON.parse(process.env.BENCH_RECEIVER_TLS);
 const latencies = new Map(); // delivery id -> ms from the event's created_at to arrival
+const arrivals = new Map(); // delivery id -> ms from the last reset to arrival
+let resetAt = Date.now();
 let tlsConnections = 0;
+let reusedSessions = 0;
+let connectedAt = []; // ms from the last reset to each TLS connection accepted since
 
 const HEADER_END = Buffer.from('\r\n\r\n');
 const MAX_HEADER_BYTES = 16 * 1024;
@@ -25,7 +29,9 @@ const BAD_REQUEST = Buffer.from('HTTP/1.1 400 Bad Request\r\nConnection: close\r
 function received(body) {
   try {
     const envelope = JSON.parse(body.toString('utf8'));
-    latencies.set(envelope.id, Date.now() - Date.parse(envelope.created_at));
+    const now = Date.now();
+    latencies.set(envelope.id, now - Date.parse(envelope.created_at));
+    arrivals.set(envelope.id, now - resetAt);
     return true;
   } catch {
     return false;
@@ -36,6 +42,8 @@ const connections = new Set();
 
 const receiver = createServer(tls, (socket) => {
   tlsConnections += 1;
+  connectedAt.push(Date.now() - resetAt);
+  if (socket.isSessionReused()) reusedSessions += 1;
   connections.add(socket);
   socket.on('close', () => connections.delete(socket));
   let pending = Buffer.alloc(0);
@@ -78,12 +86,18 @@ process.on('message', (question) => {
   if (question === 'count') process.send({ count: latencies.size });
   else if (question === 'reset') {
     latencies.clear();
+    arrivals.clear();
+    connectedAt = [];
+    resetAt = Date.now();
     process.send({ reset: true });
   }
   else if (question === 'report') {
     // The slowest 1% by delivery id, so the benchmark can show where their time went.
+    // When they arrived (ms after the reset) tells a stall of the whole machine, where they come
+    // in clusters, from queueing spread over the run.
     const slowest = [...latencies].sort((a, b) => b[1] - a[1]).slice(0, Math.ceil(latencies.size / 100)).map(([id]) => id);
-    process.send({ latencies: [...latencies.values()], slowest, tlsConnections });
+    const slowestArrivals = slowest.map((id) => arrivals.get(id));
+    process.send({ latencies: [...latencies.values()], slowest, slowestArrivals, connectedAt, tlsConnections, reusedSessions });
   }
   else if (question === 'stop') {
     receiver.close(() => process.exit(0));

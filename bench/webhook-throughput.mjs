@@ -214,6 +214,16 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/** "1.2 (x14), 4.5 (x3)": arrival times rounded to a tenth of a second, with how many arrived then. */
+function clusters(arrivalsMs) {
+  const counts = new Map();
+  for (const ms of [...arrivalsMs].sort((a, b) => a - b)) {
+    const at = (ms / 1000).toFixed(1);
+    counts.set(at, (counts.get(at) ?? 0) + 1);
+  }
+  return [...counts].map(([at, n]) => (n > 1 ? `${at} (x${n})` : at)).join(', ');
+}
+
 async function latency(label, durationSeconds) {
   await ask('reset', 'reset');
   const probeMs = machineSpeedProbe();
@@ -238,6 +248,8 @@ async function latency(label, durationSeconds) {
   );
   const committed = (await commits()) - commitsBefore;
   console.log(`  stages: ${await stages(since, report.slowest)}`);
+  console.log(`  slowest 1% arrived at (s into the phase): ${clusters(report.slowestArrivals)}`);
+  console.log(`  TLS connections the receiver accepted, at: ${clusters(report.connectedAt) || 'none'} (${report.reusedSessions} resumed TLS sessions since the receiver started)`);
   console.log(`  CPU per delivery: ${cpu}; PostgreSQL transactions per delivery ${perDelivery(committed, expected)}`);
 }
 

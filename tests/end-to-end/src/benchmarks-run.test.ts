@@ -35,6 +35,13 @@ describe('benchmark scripts', () => {
     expect(output).toMatch(/1 worker: 100 of 100 deliveries in .* deliveries\/s/);
     expect(output).toMatch(/event-to-delivery latency p50 \d+ ms, p95 \d+ ms, p99 \d+ ms \(100 of 100 delivered/);
     expect(output).toContain('attempts recorded:');
+    expect(output).toMatch(/slowest 1% arrived at \(s into the phase\): \d/);
+  }, 120_000);
+
+  it('connection-cost prints the CPU of a request on a kept-alive and on a new connection', async () => {
+    const { code, output } = await runBenchmark('connection-cost.mjs', {});
+    expect({ code, output }).toMatchObject({ code: 0 });
+    expect(output).toMatch(/new connection for each request: sender [\d.]+ ms, receiver [\d.]+ ms of CPU per request/);
   }, 120_000);
 
   it('auth-overhead compares both ways in and prints the ratio', async () => {

@@ -119,4 +119,21 @@ describe('WebhookSender', () => {
       await strict.close();
     }
   });
+  it('keeps using, in turn, the connections a burst opened, rather than letting them idle out behind the first', async () => {
+    // Each connection the receiver accepted, and how many requests it carried.
+    const carried = new Map<object, number>();
+    const url = await serve((request, response) => {
+      carried.set(request.socket, (carried.get(request.socket) ?? 0) + 1);
+      response.writeHead(204).end();
+    });
+    // A burst of four at once opens four connections (one request each, HTTP/1.1).
+    const burst = await Promise.all(Array.from({ length: 4 }, (_, n) => sender.send(url, `{"id":"b-${n}"}`, {})));
+    expect(burst.map((result) => result.status)).toEqual([204, 204, 204, 204]);
+    expect(carried.size).toBe(4);
+    // Then one at a time: each of the four carries its share, so none sits idle long enough to be
+    // closed and opened again (with a new TLS handshake) at the next burst.
+    for (let n = 0; n < 20; n += 1) expect((await sender.send(url, `{"id":"s-${n}"}`, {})).status).toBe(204);
+    expect(carried.size).toBe(4);
+    expect([...carried.values()].sort()).toEqual([6, 6, 6, 6]);
+  });
 });
