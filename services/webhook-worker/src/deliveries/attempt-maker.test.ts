@@ -138,3 +138,108 @@ describe('AttemptMaker, for a copy of an attempt whose outcome another copy reco
     expect(rows[0]).toEqual({ status: 'retrying', attempts: 1 });
   });
 });
+
+describe('AttemptMaker, at an endpoint that has all its slots in flight', () => {
+  const perEndpoint = 2;
+  let own: HttpsReceiver;
+  let maker: AttemptMaker;
+  let ownEndpointId: string;
+
+  beforeAll(async () => {
+    own = await HttpsReceiver.start(testCertificates().trusted);
+    const secrets = new SecretBox(randomBytes(32).toString('base64'));
+    maker = new AttemptMaker({
+      store,
+      publisher,
+      secrets,
+      queues,
+      logger,
+      perEndpointConcurrency: perEndpoint,
+      sender: new WebhookSender({ timeoutMs: 2000, allowedPrivateHosts: ['localhost'], extraCaFile: testCertificates().caFile }),
+      metrics: new WebhookMetrics(createMetricsRegistry('test'), () => ({ active: 0, waiting: 0 })),
+    });
+    ownEndpointId = randomUUID();
+    await pool.query(
+      `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
+       VALUES ($1, $2, 1, 'Burst', $3, '{suggestion.created}', $4)`,
+      [ownEndpointId, randomUUID(), own.url(), secrets.seal('whsec_burst')],
+    );
+  });
+
+  afterAll(async () => {
+    await own?.close();
+  });
+
+  async function pendingDeliveries(count: number, endpoint = ownEndpointId) {
+    const ids = Array.from({ length: count }, () => randomUUID());
+    for (const id of ids) {
+      await pool.query(
+        `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload)
+         VALUES ($1, $2, $3, 'suggestion.created', 1, '{"event":"suggestion.created"}')`,
+        [id, endpoint, randomUUID()],
+      );
+    }
+    return Promise.all(ids.map(async (id) => (await store.load(id))!));
+  }
+
+  /** Answers 204 after `delayMs`, noting the most answers outstanding at once. */
+  function answerAfter(delayMs: number, status = 204): { most: number } {
+    const seen = { most: 0 };
+    let outstanding = 0;
+    own.answer = () => {
+      outstanding += 1;
+      seen.most = Math.max(seen.most, outstanding);
+      return { status, delayMs, until: new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => (outstanding -= 1)) };
+    };
+    return seen;
+  }
+
+  it('makes a burst to a fast, healthy endpoint from here, its slots at a time, rather than send most of it elsewhere', async () => {
+    answerAfter(5);
+    // One good answer first: the endpoint is known to answer fast.
+    const [first] = await pendingDeliveries(1);
+    expect(await maker.make(first!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(true);
+    const seen = answerAfter(5);
+    const burst = await pendingDeliveries(12);
+    const made = await Promise.all(burst.map((delivery) => maker.make(delivery, 1, { manual: false, redelivered: false, fromEvent: true })));
+    expect(made).toEqual(burst.map(() => true));
+    expect(seen.most).toBeLessThanOrEqual(perEndpoint);
+    const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE id = ANY($1::uuid[]) AND status = 'delivered'`, [burst.map((delivery) => delivery.id)]);
+    expect(rows[0]!.n).toBe(12);
+    expect(maker.slots.waiting).toBe(0);
+  });
+
+  it('sends elsewhere what would wait long: a burst to an endpoint whose answers are slow', async () => {
+    // Another endpoint, of which this worker has seen no answer yet.
+    const slowEndpointId = randomUUID();
+    await pool.query(
+      `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
+       SELECT $1, team_id, app_id, 'Slow', url, events, secret_encrypted FROM webhooks.webhook_endpoints WHERE id = $2`,
+      [slowEndpointId, ownEndpointId],
+    );
+    answerAfter(400);
+    const [first] = await pendingDeliveries(1, slowEndpointId);
+    expect(await maker.make(first!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(true);
+    const burst = await pendingDeliveries(5, slowEndpointId);
+    const made = await Promise.all(burst.map((delivery) => maker.make(delivery, 1, { manual: false, redelivered: false, fromEvent: true })));
+    // Two slots; a third would wait about 400 ms, past the 250 ms a short wait may take.
+    expect(made).toEqual([true, true, false, false, false]);
+  });
+
+  it('sends the waiting attempts elsewhere as soon as the endpoint starts failing', async () => {
+    answerAfter(5);
+    const [first] = await pendingDeliveries(1);
+    expect(await maker.make(first!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(true);
+    const sentBefore = own.received.length;
+    answerAfter(30, 503);
+    const burst = await pendingDeliveries(5);
+    const made = await Promise.all(burst.map((delivery) => maker.make(delivery, 1, { manual: false, redelivered: false, fromEvent: true })));
+    // The two in flight fail; the three waiting are never sent from here.
+    expect(made).toEqual([true, true, false, false, false]);
+    expect(own.received.length - sentBefore).toBe(2);
+    expect(maker.slots.waiting).toBe(0);
+    // A struggling endpoint's first attempt from an event goes elsewhere at once.
+    const [next] = await pendingDeliveries(1);
+    expect(await maker.make(next!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(false);
+  });
+});

@@ -25,6 +25,21 @@ export interface AttemptMakerOptions {
   perEndpointConcurrency?: number;
   /** An attempt that fails or takes longer than this marks its endpoint as struggling. Default: 1000. */
   struggleAfterMs?: number;
+  /**
+   * How long an attempt may expect to wait here for a slot of its healthy endpoint, judged by the
+   * endpoint's recent answers, before it goes elsewhere instead (the deliver queue, or the
+   * throttle queue, where it waits a second). Default: 250.
+   */
+  shortWaitMs?: number;
+}
+
+export interface MakeOptions {
+  /** A redelivery by hand: one attempt, outside the automatic schedule. */
+  manual: boolean;
+  /** The message that brought it was given before (its first taker lost it midway). */
+  redelivered: boolean;
+  /** A first attempt from a domain event's handler: a struggling endpoint's goes elsewhere at once. */
+  fromEvent?: boolean;
 }
 
 /**
@@ -33,8 +48,8 @@ export interface AttemptMakerOptions {
  */
 const STRUGGLING_PER_ENDPOINT = 2;
 
-/** Struggling endpoints remembered per process. */
-const STRUGGLING_KEPT = 10_000;
+/** Struggling endpoints, and healthy endpoints' typical answer times, remembered per process. */
+const ENDPOINTS_KEPT = 10_000;
 
 /** Unsealed secrets kept per process; past this many, the cache starts again. */
 const OPENED_SECRETS_KEPT = 10_000;
@@ -56,12 +71,18 @@ export type DeliveryStatus = 'delivered' | 'retrying' | 'abandoned';
 export class AttemptMaker {
   private readonly busy = new Map<string, number>();
   private readonly struggling = new Set<string>();
+  /** A healthy endpoint's typical attempt duration here, in ms (see markHealthy). */
+  private readonly typicalMs = new Map<string, number>();
+  /** Attempts waiting for a slot of their (healthy) endpoint, first come first served. */
+  private readonly lines = new Map<string, Array<(granted: boolean) => void>>();
+  private waitingInLines = 0;
   /** Attempts in flight for endpoints that were struggling when the attempt began. */
   private strugglingBusy = 0;
   /** Most attempts struggling endpoints take together: half the worker, the rest kept for healthy ones. */
   private readonly strugglingShare: number;
   private readonly perEndpoint: number;
   private readonly struggleAfterMs: number;
+  private readonly shortWaitMs: number;
   private readonly maxAttempts: number;
   private readonly limit: LimitFunction;
   private readonly openedSecrets = new Map<string, KeyObject>();
@@ -72,51 +93,102 @@ export class AttemptMaker {
     this.strugglingShare = Math.max(1, Math.floor(concurrency / 2));
     this.perEndpoint = options.perEndpointConcurrency ?? 8;
     this.struggleAfterMs = options.struggleAfterMs ?? 1000;
+    this.shortWaitMs = options.shortWaitMs ?? 250;
     this.maxAttempts = 1 + options.queues.retries.length;
   }
 
   /**
-   * Whether this endpoint may take one more attempt in this process now. A struggling endpoint
-   * gets fewer, and struggling endpoints together at most half the worker, so that however many
-   * customers' endpoints fail or stall, healthy ones keep their slots.
+   * Whether an attempt for this endpoint may start now (counted at once, before any await, so the
+   * next caller's answer agrees), wait here for one of its endpoint's slots, or go elsewhere.
+   *
+   * A healthy endpoint has `perEndpointConcurrency` slots, and an attempt waits for one when the
+   * endpoint's recent answers say the wait will be short: a burst to a fast receiver is sent
+   * from here, at its pace, rather than sent round the throttle queue a second at a time. A
+   * struggling endpoint (its latest attempt failed or was slow) gets fewer slots, never a wait,
+   * and struggling endpoints together at most half the worker, so that however many customers'
+   * endpoints fail or stall, healthy ones keep theirs.
    */
-  hasRoom(endpointId: string): boolean {
+  private admit(endpointId: string, fromEvent: boolean): 'now' | 'wait' | 'elsewhere' {
     const busy = this.busy.get(endpointId) ?? 0;
-    if (!this.struggling.has(endpointId)) return busy < this.perEndpoint;
-    return busy < Math.min(this.perEndpoint, STRUGGLING_PER_ENDPOINT) && this.strugglingBusy < this.strugglingShare;
+    if (this.struggling.has(endpointId)) {
+      if (fromEvent || busy >= Math.min(this.perEndpoint, STRUGGLING_PER_ENDPOINT) || this.strugglingBusy >= this.strugglingShare) return 'elsewhere';
+      this.busy.set(endpointId, busy + 1);
+      this.strugglingBusy += 1;
+      return 'now';
+    }
+    if (busy < this.perEndpoint) {
+      this.busy.set(endpointId, busy + 1);
+      return 'now';
+    }
+    const waiting = this.lines.get(endpointId)?.length ?? 0;
+    // Unknown (nothing answered here yet): one round of waiting, no more.
+    const typicalMs = this.typicalMs.get(endpointId) ?? this.shortWaitMs;
+    const expectedWaitMs = Math.ceil((waiting + 1) / this.perEndpoint) * typicalMs;
+    return waiting < this.limit.concurrency && expectedWaitMs <= this.shortWaitMs ? 'wait' : 'elsewhere';
   }
 
-  /** Attempts being made now, and waiting for a slot (for metrics). */
+  /** Resolves true once a slot of this endpoint is handed over, false if it starts struggling first. */
+  private waitForSlot(endpointId: string): Promise<boolean> {
+    return new Promise((resolve) => {
+      const line = this.lines.get(endpointId);
+      if (line) line.push(resolve);
+      else this.lines.set(endpointId, [resolve]);
+      this.waitingInLines += 1;
+    });
+  }
+
+  /** A finished attempt's slot: handed to the next in its endpoint's line, if any, else freed. */
+  private release(endpointId: string, countedStruggling: boolean): void {
+    if (countedStruggling) this.strugglingBusy -= 1;
+    const line = this.lines.get(endpointId);
+    if (line && !this.struggling.has(endpointId)) {
+      const next = line.shift()!;
+      if (line.length === 0) this.lines.delete(endpointId);
+      this.waitingInLines -= 1;
+      next(true);
+      return;
+    }
+    const left = (this.busy.get(endpointId) ?? 1) - 1;
+    // Only endpoints with attempts in flight are kept: a worker runs for days over many endpoints.
+    if (left > 0) this.busy.set(endpointId, left);
+    else this.busy.delete(endpointId);
+  }
+
+  /** Attempts being made now, and waiting for a slot of the worker or of their endpoint (for metrics). */
   get slots(): { active: number; waiting: number } {
-    return { active: this.limit.activeCount, waiting: this.limit.pendingCount };
-  }
-
-  /** Whether this endpoint's latest attempt here answered 2xx in good time. */
-  isHealthy(endpointId: string): boolean {
-    return !this.struggling.has(endpointId);
+    return { active: this.limit.activeCount, waiting: this.limit.pendingCount + this.waitingInLines };
   }
 
   /**
-   * Makes attempt `number` of a delivery. A redelivery by hand (`manual`) is one attempt; the
-   * automatic schedule allows 1 + retries. `redelivered`: the message that brought it was given
-   * before (its first taker lost it midway). Resolves once the attempt is recorded and what
-   * follows it is confirmed by the broker.
+   * Makes attempt `number` of a delivery, when its endpoint has a slot for it now or soon (see
+   * admit); resolves false, having done nothing, when the caller should send it elsewhere. A
+   * redelivery by hand (`manual`) is one attempt; the automatic schedule allows 1 + retries.
+   * Otherwise resolves true once the attempt is recorded and what follows it is confirmed by the
+   * broker.
    */
-  async make(delivery: AttemptTarget, number: number, { manual, redelivered }: { manual: boolean; redelivered: boolean }): Promise<void> {
+  async make(delivery: AttemptTarget, number: number, { manual, redelivered, fromEvent = false }: MakeOptions): Promise<boolean> {
     const { store, logger, metrics } = this.options;
+    const countedStruggling = this.struggling.has(delivery.endpointId);
+    const admission = this.admit(delivery.endpointId, fromEvent);
+    if (admission === 'elsewhere') return false;
+    if (admission === 'wait' && !(await this.waitForSlot(delivery.endpointId))) return false;
     // Fields every line of this attempt carries; a plain object, not a child logger, which would
     // cost more than the attempt's own bookkeeping when the level drops the line anyway.
     const about = { deliveryId: delivery.id, endpointId: delivery.endpointId, attempt: number };
-    // Counted before the first await, so a caller's hasRoom check and this count agree.
-    this.busy.set(delivery.endpointId, (this.busy.get(delivery.endpointId) ?? 0) + 1);
-    const countedStruggling = this.struggling.has(delivery.endpointId);
-    if (countedStruggling) this.strugglingBusy += 1;
+    // The endpoint's slot is its share of requests in flight: it is given up once the exchange is
+    // over, so the next attempt waiting for it goes while this one is recorded.
+    let slotHeld = true;
+    const giveUpSlot = () => {
+      if (!slotHeld) return;
+      slotHeld = false;
+      this.release(delivery.endpointId, admission === 'now' && countedStruggling);
+    };
     try {
       // A slot free now is taken at once (p-limit starts it before returning), so the delivery
       // and its endpoint were read just before; an attempt that waits for one reads them again
       // when its turn comes, so that a rotation, a new URL, a deletion or an erasure meanwhile
       // holds for it too. Either way, one that names an erased user is withheld, never sent.
-      const waits = this.limit.activeCount >= this.limit.concurrency;
+      const waits = admission === 'wait' || this.limit.activeCount >= this.limit.concurrency;
       const made = await this.limit(async () => {
         const current = waits ? await store.now(delivery.id) : delivery;
         if (current === undefined) return 'gone' as const;
@@ -137,18 +209,18 @@ export class AttemptMaker {
       });
       if (made === 'gone') {
         logger.info('attempt dropped: its endpoint was deleted', about);
-        return;
+        return true;
       }
       // Counted once, by the copy that settled it.
       if (made === 'withheld') {
         if (await store.withhold(delivery.id)) metrics.settled.inc({ status: 'withheld' });
         logger.info('delivery withheld: it names an erased user', about);
-        return;
+        return true;
       }
       if (made === 'cancelled') {
         if (await store.cancel(delivery.id)) metrics.settled.inc({ status: 'cancelled' });
         logger.info('delivery cancelled: its endpoint no longer selects this event', about);
-        return;
+        return true;
       }
       const { startedAt, result } = made;
       const delivered = result.status !== undefined && result.status >= 200 && result.status < 300;
@@ -161,8 +233,9 @@ export class AttemptMaker {
       if (delivered && delivery.eventCreatedAt !== undefined) {
         metrics.eventToDelivery.observe((startedAt.getTime() + result.durationMs - Date.parse(delivery.eventCreatedAt)) / 1000);
       }
-      if (delivered && result.durationMs <= this.struggleAfterMs) this.struggling.delete(delivery.endpointId);
+      if (delivered && result.durationMs <= this.struggleAfterMs) this.markHealthy(delivery.endpointId, result.durationMs);
       else this.markStruggling(delivery.endpointId);
+      giveUpSlot();
       const recorded = await store.record({
         deliveryId: delivery.id,
         number,
@@ -181,7 +254,7 @@ export class AttemptMaker {
         logger.info('attempt outcome not recorded: its delivery had moved on', { ...about, status: result.status });
         const now = redelivered ? await store.now(delivery.id) : undefined;
         if (now) await this.followUpAgain({ ...now, id: delivery.id }, number);
-        return;
+        return true;
       }
       // The automatic schedule only: a redelivery by hand is one attempt, counted above.
       if (status !== 'retrying' && !manual) metrics.settled.inc({ status });
@@ -195,22 +268,42 @@ export class AttemptMaker {
         logger.info('attempt failed; retry scheduled', { ...about, status: result.status, error: result.error, retryInMs });
       }
     } finally {
-      const left = (this.busy.get(delivery.endpointId) ?? 1) - 1;
-      // Only endpoints with attempts in flight are kept: a worker runs for days over many endpoints.
-      if (left > 0) this.busy.set(delivery.endpointId, left);
-      else this.busy.delete(delivery.endpointId);
-      if (countedStruggling) this.strugglingBusy -= 1;
+      giveUpSlot();
+    }
+    return true;
+  }
+
+  /**
+   * Notes an endpoint as struggling, most recent last. The oldest note goes past ENDPOINTS_KEPT:
+   * an endpoint deleted, or no longer sent anything, would otherwise stay for the process's life.
+   * Attempts waiting for its slots go elsewhere now, rather than wait on a slow receiver.
+   */
+  private markStruggling(endpointId: string): void {
+    this.typicalMs.delete(endpointId);
+    this.struggling.delete(endpointId);
+    this.struggling.add(endpointId);
+    if (this.struggling.size > ENDPOINTS_KEPT) this.struggling.delete(this.struggling.values().next().value!);
+    const line = this.lines.get(endpointId);
+    if (line) {
+      this.lines.delete(endpointId);
+      this.waitingInLines -= line.length;
+      for (const waiter of line) waiter(false);
     }
   }
 
   /**
-   * Notes an endpoint as struggling, most recent last. The oldest note goes past STRUGGLING_KEPT:
-   * an endpoint deleted, or no longer sent anything, would otherwise stay for the process's life.
+   * Notes a good answer: the endpoint is healthy, and its typical answer time moves a fifth of the
+   * way towards this one (one slow answer among fast ones does not send a burst round the
+   * throttle queue; an endpoint that turns slow for good is struggling from its first answer
+   * past `struggleAfterMs`, which ends the waits).
    */
-  private markStruggling(endpointId: string): void {
+  private markHealthy(endpointId: string, durationMs: number): void {
     this.struggling.delete(endpointId);
-    this.struggling.add(endpointId);
-    if (this.struggling.size > STRUGGLING_KEPT) this.struggling.delete(this.struggling.values().next().value!);
+    const typical = this.typicalMs.get(endpointId);
+    // Most recent last, so the oldest goes first past ENDPOINTS_KEPT.
+    this.typicalMs.delete(endpointId);
+    this.typicalMs.set(endpointId, typical === undefined ? durationMs : 0.8 * typical + 0.2 * durationMs);
+    if (this.typicalMs.size > ENDPOINTS_KEPT) this.typicalMs.delete(this.typicalMs.keys().next().value!);
   }
 
   /**

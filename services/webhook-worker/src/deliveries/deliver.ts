@@ -46,17 +46,15 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     if (delivery.status === 'withheld') return;
     const settled = delivery.status === 'delivered' || delivery.status === 'abandoned' || delivery.status === 'cancelled';
     if (!manual && (settled || (delivery.status === 'pending' && delivery.attempts > 0))) return;
-    if (!attempts.hasRoom(delivery.endpointId)) {
-      // This endpoint has enough in flight here: the message waits a moment, without an attempt,
-      // instead of holding a slot other endpoints' deliveries need.
-      options.metrics.throttled.inc();
-      await options.publisher.sendToQueue(queues.throttle.queue, message, {
-        messageId: delivery.id,
-        headers: { [ATTEMPT_HEADER]: number, ...(manual ? { [MANUAL_HEADER]: true } : {}) },
-      });
-      return;
-    }
-    await attempts.make(delivery, number, { manual, redelivered: raw.fields.redelivered });
+    if (await attempts.make(delivery, number, { manual, redelivered: raw.fields.redelivered })) return;
+    // This endpoint has enough in flight here, and is too slow (or struggling) for a short wait:
+    // the message waits in the throttle queue, without an attempt, instead of holding a slot
+    // other endpoints' deliveries need.
+    options.metrics.throttled.inc();
+    await options.publisher.sendToQueue(queues.throttle.queue, message, {
+      messageId: delivery.id,
+      headers: { [ATTEMPT_HEADER]: number, ...(manual ? { [MANUAL_HEADER]: true } : {}) },
+    });
   }
 
   return startConsumer(options.broker, options.logger, {

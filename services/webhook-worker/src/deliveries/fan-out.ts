@@ -81,8 +81,9 @@ const FAN_OUT_SQL = `
  * A first attempt is made right here, in the event's handler, when its endpoint is healthy and has
  * room in this process; the event is acknowledged only once those attempts are recorded and their
  * retries confirmed, so a worker that dies meanwhile leaves the event, and the attempts not yet
- * recorded, to another. A first attempt for a struggling or busy endpoint goes through the
- * deliver queue instead, so one slow endpoint does not hold events the others are waiting for.
+ * recorded, to another. A first attempt for a struggling endpoint, or a busy one that would keep it
+ * waiting more than a moment, goes through the deliver queue instead, so one slow endpoint does
+ * not hold events the others are waiting for.
  */
 export class FanOut {
   private readonly loader: DataLoader<DomainEvent, EventDeliveries>;
@@ -100,9 +101,11 @@ export class FanOut {
       deliveries.map((delivery) => {
         if (delivery.attempts === 0 && delivery.status === 'pending') {
           attempted += 1;
-          if (attempts.isHealthy(delivery.endpointId) && attempts.hasRoom(delivery.endpointId)) return attempts.make(delivery, 1, { manual: false, redelivered });
-          this.options.metrics.handedOff.inc();
-          return publisher.sendToQueue(queues.deliver, { delivery_id: delivery.id }, { messageId: delivery.id, headers: { [ATTEMPT_HEADER]: 1 } });
+          return attempts.make(delivery, 1, { manual: false, redelivered, fromEvent: true }).then(async (made) => {
+            if (made) return;
+            this.options.metrics.handedOff.inc();
+            await publisher.sendToQueue(queues.deliver, { delivery_id: delivery.id }, { messageId: delivery.id, headers: { [ATTEMPT_HEADER]: 1 } });
+          });
         }
         // A first attempt recorded by a worker that lost this event before acknowledging it.
         if (redelivered) return attempts.followUpAgain(delivery, 1);
