@@ -7,6 +7,7 @@ import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { root } from './bench-support.mjs';
+import { cpuSnapshot } from './process-cpu.mjs';
 
 const { testCertificates } = await import(`${root}packages/test-support/dist/index.js`);
 const { Agent } = await import(`${root}services/webhook-worker/node_modules/undici/index.js`);
@@ -16,11 +17,8 @@ const receiver = fork(new URL('./fast-receiver.mjs', import.meta.url), {
   env: { ...process.env, BENCH_RECEIVER_TLS: JSON.stringify({ tls: certificates.trusted }) },
 });
 const { port } = await new Promise((resolve) => receiver.once('message', resolve));
-const receiverTicks = () => {
-  const stat = readFileSync(`/proc/${receiver.pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime + stime, in 10 ms ticks
-};
+// The receiver's CPU so far, in 10 ms ticks (Linux; elsewhere the receiver's figure is NaN).
+const receiverTicks = () => cpuSnapshot({ receiver: [receiver.pid] })?.receiver ?? Number.NaN;
 const secureContext = createSecureContext({ ca: [...rootCertificates, readFileSync(certificates.caFile, 'utf8')] });
 const body = JSON.stringify({ id: 'connection-cost', created_at: new Date().toISOString() });
 

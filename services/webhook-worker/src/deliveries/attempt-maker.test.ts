@@ -41,15 +41,7 @@ beforeAll(async () => {
   receiver.answer = () => ({ status: 500 });
   const secrets = new SecretBox(randomBytes(32).toString('base64'));
   store = new AttemptStore(pool);
-  attempts = new AttemptMaker({
-    store,
-    publisher,
-    secrets,
-    queues,
-    logger,
-    sender: new WebhookSender({ timeoutMs: 2000, allowedPrivateHosts: ['localhost'], extraCaFile: testCertificates().caFile }),
-    metrics: new WebhookMetrics(createMetricsRegistry('test'), () => ({ active: 0, waiting: 0 })),
-  });
+  attempts = attemptMaker(secrets);
   endpointId = randomUUID();
   await pool.query(
     `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
@@ -66,6 +58,20 @@ afterAll(async () => {
   await database?.drop();
   await infrastructure?.stop();
 });
+
+/** An AttemptMaker on this file's store and broker, sending to local receivers. */
+function attemptMaker(secrets: SecretBox, perEndpointConcurrency?: number): AttemptMaker {
+  return new AttemptMaker({
+    store,
+    publisher,
+    secrets,
+    queues,
+    logger,
+    perEndpointConcurrency,
+    sender: new WebhookSender({ timeoutMs: 2000, allowedPrivateHosts: ['localhost'], extraCaFile: testCertificates().caFile }),
+    metrics: new WebhookMetrics(createMetricsRegistry('test'), () => ({ active: 0, waiting: 0 })),
+  });
+}
 
 /** Messages waiting in the first retry queue for this delivery; taken off it. */
 async function queuedRetries(deliveryId: string): Promise<number> {
@@ -148,16 +154,7 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
   beforeAll(async () => {
     own = await HttpsReceiver.start(testCertificates().trusted);
     const secrets = new SecretBox(randomBytes(32).toString('base64'));
-    maker = new AttemptMaker({
-      store,
-      publisher,
-      secrets,
-      queues,
-      logger,
-      perEndpointConcurrency: perEndpoint,
-      sender: new WebhookSender({ timeoutMs: 2000, allowedPrivateHosts: ['localhost'], extraCaFile: testCertificates().caFile }),
-      metrics: new WebhookMetrics(createMetricsRegistry('test'), () => ({ active: 0, waiting: 0 })),
-    });
+    maker = attemptMaker(secrets, perEndpoint);
     ownEndpointId = randomUUID();
     await pool.query(
       `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)

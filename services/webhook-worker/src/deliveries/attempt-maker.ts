@@ -168,6 +168,7 @@ export class AttemptMaker {
    */
   async make(delivery: AttemptTarget, number: number, { manual, redelivered, fromEvent = false }: MakeOptions): Promise<boolean> {
     const { store, logger, metrics } = this.options;
+    // Only a struggling endpoint's attempt admitted at once counts in strugglingBusy (one never waits).
     const countedStruggling = this.struggling.has(delivery.endpointId);
     const admission = this.admit(delivery.endpointId, fromEvent);
     if (admission === 'elsewhere') return false;
@@ -181,7 +182,7 @@ export class AttemptMaker {
     const giveUpSlot = () => {
       if (!slotHeld) return;
       slotHeld = false;
-      this.release(delivery.endpointId, admission === 'now' && countedStruggling);
+      this.release(delivery.endpointId, countedStruggling);
     };
     try {
       // A slot free now is taken at once (p-limit starts it before returning), so the delivery
