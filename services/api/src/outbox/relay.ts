@@ -32,10 +32,20 @@ const RELAY_LOCK = 0x6f7574626f78; // "outbox"
  * The stamp need not wait for the disk (synchronous_commit off): lost in a database crash, it
  * only has the batch published again, which consumers recognise by event id. The events
  * themselves wait in the outbox durably, written by the transactions that made them.
+ *
+ * The SELECT walks the unpublished-events index in order (no bitmap or sequential scan). Each
+ * stamp leaves the old row version and its index entry behind until VACUUM, and only an ordered
+ * index scan marks such entries dead as it passes them, so the next claim skips them. A bitmap
+ * scan, which the planner picks when its statistics are older than the table's growth, visits
+ * every row published since the last VACUUM, on every claim: 0.44 ms per claim after 8,700 events
+ * in the benchmark, 8 to 19 ms after 200,000, against 0.11 and 0.3 to 0.7 ms this way. (The dead
+ * entries' index pages are still read until VACUUM removes them.)
  */
 const claimSql = (batchSize: number) => `
   BEGIN;
   SET LOCAL synchronous_commit = off;
+  SET LOCAL enable_bitmapscan = off;
+  SET LOCAL enable_seqscan = off;
   SELECT position, event_id, event_type, payload::text AS payload
   FROM api.outbox_events
   WHERE published_at IS NULL AND (SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}))
