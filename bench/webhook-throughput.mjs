@@ -45,6 +45,9 @@ const env = {
   SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'localhost',
   WEBHOOK_EXTRA_CA_FILE: certificates.caFile,
+  // One receiver takes every delivery here, so it may have 64 requests in flight instead of the
+  // default 8. Measured one after the other (probe 51 to 64 ms): 3,421 and 2,743 deliveries/s with
+  // one and two workers at 64, 3,005 and 2,571 at 8; latency at 500 events/s the same at both.
   PER_ENDPOINT_CONCURRENCY: '64',
   // The worker's own settings may be tried from the command line, e.g. DELIVERY_PREFETCH=128.
   ...Object.fromEntries(['EVENT_PREFETCH', 'DELIVERY_PREFETCH', 'PER_ENDPOINT_CONCURRENCY', 'RECORD_GATHER_MS'].filter((name) => process.env[name]).map((name) => [name, process.env[name]])),
