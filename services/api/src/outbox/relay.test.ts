@@ -102,6 +102,50 @@ describe('OutboxRelay', () => {
     expect(published.rows[0].published_at).not.toBeNull();
   });
 
+  it('holds the events it is publishing, so that an erasure withholding one waits for the batch and then finds it published', async () => {
+    const eventId = randomUUID();
+    await pool.query(`INSERT INTO api.outbox_events (event_id, event_type, payload) VALUES ($1, 'suggestion.created', $2)`, [eventId, JSON.stringify({ id: eventId })]);
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let publishing = (): void => undefined;
+    const started = new Promise<void>((resolve) => (publishing = resolve));
+    // The real publisher, held back while the erasure starts: a batch waiting for the broker.
+    const heldBack = {
+      publish: async (...args: Parameters<ConfirmedPublisher['publish']>) => {
+        publishing();
+        await gate;
+        return publisher.publish(...args);
+      },
+    } as unknown as ConfirmedPublisher;
+    const relay = new OutboxRelay(pool, heldBack, names, logger);
+    const standIn = await bindStandInQueue();
+    try {
+      await standIn.channel.purgeQueue(queue);
+      const batch = relay.publishBatch();
+      await started;
+      // What an erasure does to an unpublished event that names the user (privacy/user-data.ts).
+      const erasure = pool.query('DELETE FROM api.outbox_events WHERE published_at IS NULL AND event_id = $1', [eventId]);
+      await eventually(
+        async () => {
+          const { rows } = await pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'DELETE FROM api.outbox_events%'`,
+          );
+          return rows[0]!.n === 1 ? true : undefined;
+        },
+        { timeoutMs: 5000, what: 'the erasure to wait for the batch being published' },
+      );
+      release();
+      expect(await batch).toBe(1);
+      expect((await erasure).rowCount).toBe(0);
+      const message = await standIn.channel.get(queue, { noAck: true });
+      expect(message && message.properties.messageId).toBe(eventId);
+    } finally {
+      release();
+      await standIn.close();
+    }
+  });
+
   it('leaves the next claim only the unpublished events to look at, however many were published since the last VACUUM', async () => {
     // Statistics taken while the outbox was empty, as after a quiet night: once the table has
     // grown, the planner would prefer a bitmap scan, which never marks the published rows' old

@@ -24,16 +24,22 @@ export interface OutboxRelayOptions {
 const RELAY_LOCK = 0x6f7574626f78; // "outbox"
 
 /**
- * Opens the batch's transaction and claims up to `batchSize` events, in one round trip: the
- * relay runs after every write, and each round trip is a wake-up of both processes. The
- * statements take no parameters, so they go as one simple query. The lock is taken once for the
- * SELECT (an InitPlan); without it the batch is empty.
+ * Opens the batch's transaction, claims up to `batchSize` events and stamps them published, in one
+ * round trip: the relay runs after every write, and each round trip is a wake-up of both
+ * processes. The statements take no parameters, so they go as one simple query. The lock is taken
+ * once for the SELECT (an InitPlan); without it the batch is empty. The stamp commits only once
+ * the broker has confirmed the batch; if it does not, the transaction rolls back and the events
+ * wait.
+ *
+ * Stamping at the claim, rather than after the publish, locks the claimed rows while they are
+ * being published: an erasure that would withhold or rewrite one of them waits for the commit and
+ * then finds it published, instead of reporting it withheld while it goes out.
  *
  * The stamp need not wait for the disk (synchronous_commit off): lost in a database crash, it
  * only has the batch published again, which consumers recognise by event id. The events
  * themselves wait in the outbox durably, written by the transactions that made them.
  *
- * The SELECT walks the unpublished-events index in order (no bitmap or sequential scan). Each
+ * The claim walks the unpublished-events index in order (no bitmap or sequential scan). Each
  * stamp leaves the old row version and its index entry behind until VACUUM, and only an ordered
  * index scan marks such entries dead as it passes them, so the next claim skips them. A bitmap
  * scan, which the planner picks when its statistics are older than the table's growth, visits
@@ -46,20 +52,20 @@ const claimSql = (batchSize: number) => `
   SET LOCAL synchronous_commit = off;
   SET LOCAL enable_bitmapscan = off;
   SET LOCAL enable_seqscan = off;
-  SELECT position, event_id, event_type, payload::text AS payload
-  FROM api.outbox_events
-  WHERE published_at IS NULL AND (SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}))
-  ORDER BY position
-  LIMIT ${batchSize}`;
-
-/** Stamps the published events and commits, in one round trip (positions are the table's own integers). */
-const markPublishedSql = (positions: readonly string[]) => `
-  UPDATE api.outbox_events SET published_at = now() WHERE position = ANY ('{${positions.join(',')}}'::bigint[]);
-  COMMIT`;
+  WITH claimed AS (
+    UPDATE api.outbox_events o SET published_at = now()
+    FROM (SELECT position FROM api.outbox_events
+          WHERE published_at IS NULL AND (SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}))
+          ORDER BY position
+          LIMIT ${batchSize}) AS next
+    WHERE o.position = next.position
+    RETURNING o.position, o.event_id, o.event_type, o.payload::text AS payload
+  )
+  SELECT * FROM claimed ORDER BY position`;
 
 /**
  * Publishes outbox events to `domain.events` in the order they were written, each confirmed by
- * the broker before it is stamped published. One instance relays at a time (an advisory lock),
+ * the broker before its stamp commits. One instance relays at a time (an advisory lock),
  * which keeps the order per record across instances. If the broker is down, events wait in the
  * table; nothing is lost, and nothing is published twice unless a crash falls between the
  * broker's confirm and the commit (consumers deduplicate by event id).
@@ -138,7 +144,8 @@ export class OutboxRelay {
   }
 
   /**
-   * Publishes one batch in one transaction of two round trips; returns how many events went out.
+   * Publishes one batch in one transaction of two round trips (the claim, then the commit once
+   * the broker confirmed the batch); returns how many events went out.
    * Plain SQL: the relay runs after every write, and an ORM transaction cost more than the
    * publishing itself.
    */
@@ -158,7 +165,7 @@ export class OutboxRelay {
       await Promise.all(
         rows.map((row) => this.publisher.publish(this.names.domainEvents, row.event_type, Buffer.from(row.payload), { messageId: row.event_id, mandatory: true })),
       );
-      await client.query(markPublishedSql(rows.map((row) => row.position)));
+      await client.query('COMMIT');
       this.options.metrics?.published.inc(rows.length);
       return rows.length;
     } catch (error) {

@@ -83,6 +83,9 @@ export async function exportUserData(prisma: PrismaClient, appId: number, extern
  * to do.
  */
 export async function eraseUserData(prisma: PrismaClient, appId: number, externalId: string) {
+  // Longer than Prisma's 5 s: an event of theirs that the relay is publishing at that moment is
+  // waited for (see eraseFromOutbox), which takes up to the broker's 5 s confirm timeout when the
+  // broker is away.
   return prisma.$transaction(async (tx) => {
     const anonymised = await tx.suggestion.updateMany({
       where: { appId, authorExternalId: externalId },
@@ -115,7 +118,7 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
       events_withheld: withheld,
       events_anonymised: eventsAnonymised,
     };
-  });
+  }, { timeout: 15_000 });
 }
 
 /**
@@ -124,7 +127,9 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
  * Those about one of their suggestions, which stays on the board, caused by someone else (a
  * member changing its status, another user commenting), still tell receivers what happened to
  * the suggestion: they keep it, with the author removed as the suggestion's own author is.
- * Published events naming them are deleted.
+ * Published events naming them are deleted. An event the relay is publishing at this moment is
+ * locked by its batch: the statements here wait for the batch and then see it published (or, if
+ * the broker did not take it, still waiting).
  */
 async function eraseFromOutbox(tx: Prisma.TransactionClient, appId: number, externalId: string) {
   const withheld = await tx.$executeRaw`
