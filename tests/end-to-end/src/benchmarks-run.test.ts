@@ -44,6 +44,13 @@ describe('benchmark scripts', () => {
     expect(output).toMatch(/new connection for each request: sender [\d.]+ ms, receiver [\d.]+ ms of CPU per request/);
   }, 120_000);
 
+  it('broker-latency prints how long a quorum queue takes from publish to consumer', async () => {
+    const { code, output } = await runBenchmark('broker-latency.mjs', { BENCH_SECONDS: '1' });
+    expect({ code, output }).toMatchObject({ code: 0 });
+    expect(output).toMatch(/quorum queue, 500 messages\/s for 1 s \(500 of 500 delivered\)/);
+    expect(output).toMatch(/publish to consumer: p50 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms/);
+  }, 120_000);
+
   it('auth-overhead compares both ways in and prints the ratio', async () => {
     const { code, output } = await runBenchmark('auth-overhead.mjs', { BENCH_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONNECTIONS: '4' });
     expect({ code, output }).toMatchObject({ code: 0 });

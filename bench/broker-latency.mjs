@@ -1,0 +1,68 @@
+// The broker's own share of event-to-delivery latency: messages published with confirms to a
+// durable quorum queue, as the relay publishes events to the worker's queue, in the latency
+// phase's rhythm (a batch every 10 ms), and timed until a consumer on another connection gets
+// them. Nothing else of ours runs, so what it prints is RabbitMQ on this machine.
+//
+//   node bench/broker-latency.mjs
+//   BENCH_RATE=500 BENCH_SECONDS=10 BENCH_QUEUE_TYPE=classic node bench/broker-latency.mjs   (a classic queue, to compare)
+import { randomBytes } from 'node:crypto';
+import { root } from './bench-support.mjs';
+
+const { default: amqp } = await import(`${root}packages/messaging/node_modules/amqplib/channel_api.js`);
+
+const url = process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const rate = Number(process.env.BENCH_RATE ?? 500);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const queueType = process.env.BENCH_QUEUE_TYPE ?? 'quorum';
+const perTick = Math.max(1, Math.round(rate / 100));
+const queue = `bench-broker-latency-${randomBytes(4).toString('hex')}`;
+
+const publishing = await amqp.connect(url);
+const consuming = await amqp.connect(url);
+const publisher = await publishing.createConfirmChannel();
+const consumer = await consuming.createChannel();
+await publisher.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': queueType } });
+
+const delivered = [];
+const confirmed = [];
+const expected = seconds * 100 * perTick;
+let allDelivered;
+const done = new Promise((resolve) => (allDelivered = resolve));
+await consumer.prefetch(200);
+const { consumerTag } = await consumer.consume(queue, (message) => {
+  if (!message) return;
+  delivered.push(performance.now() - Number(message.content.toString()));
+  consumer.ack(message);
+  if (delivered.length === expected) allDelivered();
+});
+
+const publish = () =>
+  new Promise((resolve, reject) =>
+    publisher.sendToQueue(queue, Buffer.from(String(performance.now())), { persistent: true }, (error) => (error ? reject(error) : resolve())),
+  );
+
+try {
+  for (let tick = 0; tick < seconds * 100; tick += 1) {
+    const started = performance.now();
+    await Promise.all(Array.from({ length: perTick }, publish));
+    confirmed.push(performance.now() - started);
+    const spare = 10 - (performance.now() - started);
+    if (spare > 0) await new Promise((resolve) => setTimeout(resolve, spare));
+  }
+  let timer;
+  await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
+  clearTimeout(timer);
+  const percentile = (values, p) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(1);
+  };
+  const figures = (values) => `p50 ${percentile(values, 50)} ms, p99 ${percentile(values, 99)} ms, max ${percentile(values, 100)} ms`;
+  console.log(`${queueType} queue, ${perTick * 100} messages/s for ${seconds} s (${delivered.length} of ${expected} delivered)`);
+  console.log(`  publish to consumer: ${figures(delivered)}`);
+  console.log(`  publish to confirm of each batch of ${perTick}: ${figures(confirmed)}`);
+} finally {
+  await consumer.cancel(consumerTag);
+  await publisher.deleteQueue(queue);
+  await publishing.close();
+  await consuming.close();
+}
