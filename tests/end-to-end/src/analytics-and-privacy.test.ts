@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@feedback/test-support';
 import { call, createApp, grantScopes, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
+import { RELAY_LOCK } from '../../../services/api/src/outbox/relay.js';
 import { startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
 
@@ -150,6 +151,42 @@ describe('privacy', () => {
     const again = await api('DELETE', '/privacy/users/erase-me');
     expect(again.body).toMatchObject({ suggestions_anonymised: 0, comments_deleted: 0, tickets_deleted: 0, survey_responses_deleted: 0, events_withheld: 0, events_anonymised: 0 });
   }, 60_000);
+
+  it('waits for a batch the relay is publishing before it erases', async () => {
+    // The relay's lock held as a batch waiting for the broker's confirms holds it.
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked = (): void => undefined;
+    const holding = new Promise<void>((resolve) => (locked = resolve));
+    const batch = system.api.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${RELAY_LOCK}::bigint)`;
+        locked();
+        await released;
+      },
+      { timeout: 20_000 },
+    );
+    let erasure: ReturnType<typeof api> | undefined;
+    try {
+      await Promise.race([holding, batch]);
+      erasure = api('DELETE', '/privacy/users/someone-else');
+      await eventually(
+        async () => {
+          const waiting = await system.api.prisma.$queryRaw<Array<{ n: number }>>`
+            SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`;
+          return waiting[0]!.n === 1 ? true : undefined;
+        },
+        { timeoutMs: 5000, what: 'the erasure to wait for the relay' },
+      );
+      release();
+      await batch;
+      expect((await erasure).status).toBe(200);
+    } finally {
+      release();
+      await Promise.allSettled([batch, erasure]);
+    }
+  });
 
   it('needs privacy:read to export and privacy:write to erase', async () => {
     await call(url(), 'PATCH', `/dashboard/v1/apps/${appId}/api-key`, { token: owner.token, body: { remove: ['privacy:read', 'privacy:write'] } });

@@ -53,10 +53,11 @@ async function liveUnpublishedIndexEntries(): Promise<number> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN; SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = off');
-    const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
-      'EXPLAIN (ANALYZE, FORMAT JSON) SELECT position FROM api.outbox_events WHERE published_at IS NULL ORDER BY position',
-    );
-    await client.query('COMMIT');
+    const { rows } = await client
+      .query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+        'EXPLAIN (ANALYZE, FORMAT JSON) SELECT position FROM api.outbox_events WHERE published_at IS NULL ORDER BY position',
+      )
+      .finally(() => client.query('ROLLBACK'));
     const indexScan = findNode(rows[0]!['QUERY PLAN'][0]!.Plan, 'Bitmap Index Scan');
     expect(indexScan?.['Index Name']).toBe('outbox_events_unpublished_idx');
     return indexScan!['Actual Rows'];
@@ -119,12 +120,16 @@ describe('OutboxRelay', () => {
     } as unknown as ConfirmedPublisher;
     const relay = new OutboxRelay(pool, heldBack, names, logger);
     const standIn = await bindStandInQueue();
+    let batch: Promise<number> | undefined;
+    let withholding: Promise<pg.QueryResult> | undefined;
     try {
       await standIn.channel.purgeQueue(queue);
-      const batch = relay.publishBatch();
-      await started;
-      // What an erasure does to an unpublished event that names the user (privacy/user-data.ts).
-      const erasure = pool.query('DELETE FROM api.outbox_events WHERE published_at IS NULL AND event_id = $1', [eventId]);
+      batch = relay.publishBatch();
+      // A claim that fails ends the test here instead of leaving it waiting.
+      await Promise.race([started, batch]);
+      // The statement an erasure withholds the event with (privacy/user-data.ts; the erasure also
+      // takes the relay's lock first, so this shows the batch's own row locks).
+      withholding = pool.query('DELETE FROM api.outbox_events WHERE published_at IS NULL AND event_id = $1', [eventId]);
       await eventually(
         async () => {
           const { rows } = await pool.query<{ n: number }>(
@@ -137,11 +142,13 @@ describe('OutboxRelay', () => {
       );
       release();
       expect(await batch).toBe(1);
-      expect((await erasure).rowCount).toBe(0);
+      expect((await withholding).rowCount).toBe(0);
       const message = await standIn.channel.get(queue, { noAck: true });
       expect(message && message.properties.messageId).toBe(eventId);
     } finally {
       release();
+      // Neither is left running into the next test, whatever failed.
+      await Promise.allSettled([batch, withholding]);
       await standIn.close();
     }
   });

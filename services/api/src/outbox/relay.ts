@@ -20,8 +20,11 @@ export interface OutboxRelayOptions {
   metrics?: OutboxMetrics;
 }
 
-/** Any number for the advisory lock, the same in every api instance. */
-const RELAY_LOCK = 0x6f7574626f78; // "outbox"
+/**
+ * Any number for the advisory lock, the same in every api instance. Held by a batch until it
+ * commits; an erasure takes it too (privacy/user-data.ts).
+ */
+export const RELAY_LOCK = 0x6f7574626f78; // "outbox"
 
 /**
  * Opens the batch's transaction, claims up to `batchSize` events and stamps them published, in one
@@ -44,8 +47,12 @@ const RELAY_LOCK = 0x6f7574626f78; // "outbox"
  * index scan marks such entries dead as it passes them, so the next claim skips them. A bitmap
  * scan, which the planner picks when its statistics are older than the table's growth, visits
  * every row published since the last VACUUM, on every claim: 0.44 ms per claim after 8,700 events
- * in the benchmark, 8 to 19 ms after 200,000, against 0.11 and 0.3 to 0.7 ms this way. (The dead
- * entries' index pages are still read until VACUUM removes them.)
+ * in the benchmark, 8 to 19 ms after 200,000, against 0.11 and 0.3 to 0.7 ms this way (measured
+ * on the claim's SELECT alone). The dead entries' index pages are still read until VACUUM removes
+ * them.
+ *
+ * While the broker is away, each attempt stamps its batch, waits out the confirm timeout and rolls
+ * back: the rows stay locked meanwhile, and each attempt leaves a batch of dead row versions.
  */
 const claimSql = (batchSize: number) => `
   BEGIN;
@@ -58,7 +65,8 @@ const claimSql = (batchSize: number) => `
           WHERE published_at IS NULL AND (SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}))
           ORDER BY position
           LIMIT ${batchSize}) AS next
-    WHERE o.position = next.position
+    -- Re-checked on a row another relay stamped after this statement's snapshot: skipped.
+    WHERE o.position = next.position AND o.published_at IS NULL
     RETURNING o.position, o.event_id, o.event_type, o.payload::text AS payload
   )
   SELECT * FROM claimed ORDER BY position`;
@@ -67,8 +75,9 @@ const claimSql = (batchSize: number) => `
  * Publishes outbox events to `domain.events` in the order they were written, each confirmed by
  * the broker before its stamp commits. One instance relays at a time (an advisory lock),
  * which keeps the order per record across instances. If the broker is down, events wait in the
- * table; nothing is lost, and nothing is published twice unless a crash falls between the
- * broker's confirm and the commit (consumers deduplicate by event id).
+ * table; nothing is lost, and nothing is published twice unless a batch is confirmed only in part
+ * (it is rolled back and published again whole) or a crash falls between the broker's confirm and
+ * the commit (consumers deduplicate by event id).
  */
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../database.js';
 import { ERASED_REQUEST_HASH } from '../idempotency/idempotent.js';
+import { RELAY_LOCK } from '../outbox/relay.js';
 import { suggestionView } from '../suggestions/suggestion-view.js';
 import { ticketView } from '../tickets/ticket-view.js';
 
@@ -128,10 +129,13 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
  * member changing its status, another user commenting), still tell receivers what happened to
  * the suggestion: they keep it, with the author removed as the suggestion's own author is.
  * Published events naming them are deleted. An event the relay is publishing at this moment is
- * locked by its batch: the statements here wait for the batch and then see it published (or, if
- * the broker did not take it, still waiting).
+ * waited for, and then seen published (or, if the broker did not take it, still waiting).
  */
 async function eraseFromOutbox(tx: Prisma.TransactionClient, appId: number, externalId: string) {
+  // The relay's lock, held to this transaction's end: a batch being published is waited for, and
+  // none starts before the erasure commits. Taking the events' row locks one statement at a time,
+  // in another order than the relay's, could otherwise deadlock with it.
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${RELAY_LOCK}::bigint)`;
   const withheld = await tx.$executeRaw`
     DELETE FROM api.outbox_events
     WHERE published_at IS NULL
