@@ -153,7 +153,7 @@ describe('privacy', () => {
   }, 60_000);
 
   it('waits for a batch the relay is publishing before it erases', async () => {
-    // The relay's lock held as a batch waiting for the broker's confirms holds it.
+    // Holds the relay's lock, as a batch waiting for the broker's confirms does.
     let release = (): void => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
     let locked = (): void => undefined;
