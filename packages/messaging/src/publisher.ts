@@ -40,7 +40,7 @@ export class ConfirmedPublisher {
   private nextTag = 0;
 
   constructor(
-    broker: Broker,
+    private readonly broker: Broker,
     private readonly options: {
       name: string;
       /** Declares the exchanges this publisher uses; runs on every reconnect. */
@@ -56,6 +56,11 @@ export class ConfirmedPublisher {
       });
       await options.setup?.(channel);
     });
+  }
+
+  /** Whether the broker connection is up now: while it is not, a publish waits out its timeout. */
+  get connected(): boolean {
+    return this.broker.connected;
   }
 
   /** `body` is serialised as JSON; a Buffer is taken as JSON already serialised, and sent as it is. */

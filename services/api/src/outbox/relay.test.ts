@@ -153,6 +153,46 @@ describe('OutboxRelay', () => {
     }
   });
 
+  it('claims nothing while the broker connection is down, and publishes once it is back', async () => {
+    const eventId = randomUUID();
+    let connected = false;
+    let publishes = 0;
+    // The real publisher, with its connection state chosen here.
+    const switchable = {
+      get connected() {
+        return connected;
+      },
+      publish: (...args: Parameters<ConfirmedPublisher['publish']>) => {
+        publishes += 1;
+        return publisher.publish(...args);
+      },
+    } as unknown as ConfirmedPublisher;
+    const relay = new OutboxRelay(pool, switchable, names, logger, { retryDelayMs: 100 });
+    const standIn = await bindStandInQueue();
+    try {
+      await standIn.channel.purgeQueue(queue);
+      await pool.query(`INSERT INTO api.outbox_events (event_id, event_type, payload) VALUES ($1, 'suggestion.created', $2)`, [eventId, JSON.stringify({ id: eventId })]);
+      relay.start();
+      relay.wake();
+      // Several retries' worth: none claims the event (it would stay locked by its batch for the
+      // confirm timeout, and an erasure with it), none publishes.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(publishes).toBe(0);
+      const free = await pool.query('SELECT published_at FROM api.outbox_events WHERE event_id = $1 FOR UPDATE NOWAIT', [eventId]);
+      expect(free.rows[0].published_at).toBeNull();
+
+      connected = true;
+      const message = await eventually(() => standIn.channel.get(queue, { noAck: true }).then((got) => got || undefined), {
+        what: 'the event published once the connection is back',
+      });
+      expect(message.properties.messageId).toBe(eventId);
+      expect(publishes).toBe(1);
+    } finally {
+      await relay.stop();
+      await standIn.close();
+    }
+  });
+
   it('leaves the next claim only the unpublished events to look at, however many were published since the last VACUUM', async () => {
     // Statistics taken while the outbox was empty, as after a quiet night: once the table has
     // grown, the planner would prefer a bitmap scan, which never marks the published rows' old

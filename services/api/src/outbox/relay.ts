@@ -51,8 +51,8 @@ export const RELAY_LOCK = 0x6f7574626f78; // "outbox"
  * on the claim's SELECT alone). The dead entries' index pages are still read until VACUUM removes
  * them.
  *
- * While the broker is away, each attempt stamps its batch, waits out the confirm timeout and rolls
- * back: the rows stay locked meanwhile, and each attempt leaves a batch of dead row versions.
+ * A batch whose broker connection drops waits out the confirm timeout and rolls back, its rows
+ * locked meanwhile; while the connection is known to be down, no batch starts (`drain`).
  */
 const claimSql = (batchSize: number) => `
   BEGIN;
@@ -137,6 +137,13 @@ export class OutboxRelay {
   }
 
   private async drain(): Promise<void> {
+    // While the broker is away, a batch would only stamp its events, hold them and the lock for
+    // the confirm timeout, and roll back: the events wait untouched instead.
+    if (!this.publisher.connected) {
+      this.wakeRequested = false; // the retry below covers it
+      this.schedule(this.options.retryDelayMs ?? 1000);
+      return;
+    }
     let next = this.options.pollIntervalMs ?? 250;
     try {
       let published: number;

@@ -85,8 +85,8 @@ export async function exportUserData(prisma: PrismaClient, appId: number, extern
  */
 export async function eraseUserData(prisma: PrismaClient, appId: number, externalId: string) {
   // Longer than Prisma's 5 s: an event of theirs that the relay is publishing at that moment is
-  // waited for (see eraseFromOutbox), which takes up to the broker's 5 s confirm timeout when the
-  // broker is away.
+  // waited for (see eraseFromOutbox), which takes up to the broker's 5 s confirm timeout if the
+  // broker goes away during that batch.
   return prisma.$transaction(async (tx) => {
     const anonymised = await tx.suggestion.updateMany({
       where: { appId, authorExternalId: externalId },
