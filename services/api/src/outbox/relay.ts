@@ -15,7 +15,7 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** How often to look for events written by other api instances. Default: 250. */
   pollIntervalMs?: number;
-  /** Pause after a failed publish (broker down) before trying again. Default: 1000. */
+  /** Pause after a failed publish, or while the broker connection is down, before trying again. Default: 1000. */
   retryDelayMs?: number;
   metrics?: OutboxMetrics;
 }
