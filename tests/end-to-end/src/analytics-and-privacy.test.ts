@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@feedback/test-support';
+import pg from 'pg';
 import { call, createApp, grantScopes, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
 import { RELAY_LOCK } from '../../../services/api/src/outbox/relay.js';
@@ -152,39 +153,64 @@ describe('privacy', () => {
     expect(again.body).toMatchObject({ suggestions_anonymised: 0, comments_deleted: 0, tickets_deleted: 0, survey_responses_deleted: 0, events_withheld: 0, events_anonymised: 0 });
   }, 60_000);
 
-  it('waits for a batch the relay is publishing before it erases', async () => {
-    // Holds the relay's lock, as a batch waiting for the broker's confirms does.
-    let release = (): void => undefined;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let locked = (): void => undefined;
-    const holding = new Promise<void>((resolve) => (locked = resolve));
-    const batch = system.api.prisma.$transaction(
-      async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${RELAY_LOCK}::bigint)`;
-        locked();
-        await released;
-      },
-      { timeout: 20_000 },
-    );
+  it('waits for the events a batch is publishing, then treats them as published, without deadlocking with the batch', async () => {
+    const user = 'late-user';
+    const connect = async () => {
+      const client = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
+      await client.connect();
+      return client;
+    };
+    const fence = await connect();
+    const batch = await connect();
     let erasure: ReturnType<typeof api> | undefined;
     try {
-      await Promise.race([holding, batch]);
-      erasure = api('DELETE', '/privacy/users/someone-else');
+      // Keeps the system's own relay off these events: its claims find its lock taken.
+      await fence.query('BEGIN');
+      await fence.query('SELECT pg_advisory_xact_lock($1)', [RELAY_LOCK]);
+      const outboxed = async (eventType: string, data: unknown) =>
+        (
+          await batch.query<{ position: string }>('INSERT INTO api.outbox_events (event_id, event_type, payload) VALUES ($1, $2, $3) RETURNING position', [
+            randomUUID(),
+            eventType,
+            { app: { id: appId }, data },
+          ])
+        ).rows[0]!.position;
+      const about = await outboxed('suggestion.status_changed', {
+        author: { external_id: user, name: 'Late' },
+        sender: { type: 'member', name: 'Ada' },
+        suggestion: { author: { external_id: user, name: 'Late' } },
+      });
+      const by = await outboxed('ticket.created', { sender: { type: 'app_user', external_id: user, name: 'Late' } });
+
+      // A batch as the relay's claim makes it, stamping in position order: the first event...
+      await batch.query('BEGIN');
+      await batch.query('UPDATE api.outbox_events SET published_at = now() WHERE position = $1', [about]);
+      erasure = api('DELETE', `/privacy/users/${user}`);
       await eventually(
         async () => {
-          const waiting = await system.api.prisma.$queryRaw<Array<{ n: number }>>`
-            SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`;
-          return waiting[0]!.n === 1 ? true : undefined;
+          const { rows } = await fence.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          return rows[0]!.n === 1 ? true : undefined;
         },
-        { timeoutMs: 5000, what: 'the erasure to wait for the relay' },
+        { timeoutMs: 5000, what: 'the erasure to wait for the batch' },
       );
-      release();
-      await batch;
-      expect((await erasure).status).toBe(200);
+      // ...then the next, which the erasure must not be holding meanwhile.
+      await batch.query('UPDATE api.outbox_events SET published_at = now() WHERE position = $1', [by]);
+      await batch.query('COMMIT');
+
+      const answer = await erasure;
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ events_withheld: 0, events_anonymised: 0 });
+      // Published, they are history that names the user: deleted.
+      const left = await batch.query('SELECT count(*)::int AS n FROM api.outbox_events WHERE position = ANY ($1::bigint[])', [[about, by]]);
+      expect(left.rows[0].n).toBe(0);
     } finally {
-      release();
-      await Promise.allSettled([batch, erasure]);
+      await batch.query('ROLLBACK').catch(() => undefined);
+      await fence.query('ROLLBACK').catch(() => undefined);
+      await Promise.allSettled([erasure]);
+      await batch.end();
+      await fence.end();
     }
   });
 

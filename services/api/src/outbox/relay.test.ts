@@ -127,14 +127,13 @@ describe('OutboxRelay', () => {
       batch = relay.publishBatch();
       // A claim that fails ends the test here instead of leaving it waiting.
       await Promise.race([started, batch]);
-      // The statement an erasure withholds the event with (privacy/user-data.ts; the erasure also
-      // takes the relay's lock first, so this shows the batch's own row locks).
+      // A statement that withholds the event, as an erasure's does (privacy/user-data.ts).
       withholding = pool.query('DELETE FROM api.outbox_events WHERE published_at IS NULL AND event_id = $1', [eventId]);
       await eventually(
         async () => {
           const { rows } = await pool.query<{ n: number }>(
             `SELECT count(*)::int AS n FROM pg_stat_activity
-             WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'DELETE FROM api.outbox_events%'`,
+             WHERE datname = current_database() AND wait_event_type = 'Lock'`,
           );
           return rows[0]!.n === 1 ? true : undefined;
         },

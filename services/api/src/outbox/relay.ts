@@ -21,8 +21,8 @@ export interface OutboxRelayOptions {
 }
 
 /**
- * Any number for the advisory lock, the same in every api instance. Held by a batch until it
- * commits; an erasure takes it too (privacy/user-data.ts).
+ * Any number for the advisory lock, the same in every api instance; held by a batch until it
+ * commits. (Tests hold it to keep a running relay off events they arrange.)
  */
 export const RELAY_LOCK = 0x6f7574626f78; // "outbox"
 
@@ -35,8 +35,9 @@ export const RELAY_LOCK = 0x6f7574626f78; // "outbox"
  * wait.
  *
  * Stamping at the claim, rather than after the publish, locks the claimed rows while they are
- * being published: an erasure that would withhold or rewrite one of them waits for the commit and
- * then finds it published, instead of reporting it withheld while it goes out.
+ * being published, in position order: an erasure that would withhold or rewrite one of them
+ * (privacy/user-data.ts, which locks in the same order) waits for the commit and then finds it
+ * published, instead of reporting it withheld while it goes out.
  *
  * The stamp need not wait for the disk (synchronous_commit off): lost in a database crash, it
  * only has the batch published again, which consumers recognise by event id. The events

@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../database.js';
 import { ERASED_REQUEST_HASH } from '../idempotency/idempotent.js';
-import { RELAY_LOCK } from '../outbox/relay.js';
 import { suggestionView } from '../suggestions/suggestion-view.js';
 import { ticketView } from '../tickets/ticket-view.js';
 
@@ -132,10 +131,17 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
  * waited for, and then seen published (or, if the broker did not take it, still waiting).
  */
 async function eraseFromOutbox(tx: Prisma.TransactionClient, appId: number, externalId: string) {
-  // The relay's lock, held to this transaction's end: a batch being published is waited for, and
-  // none starts before the erasure commits. Taking the events' row locks one statement at a time,
-  // in another order than the relay's, could otherwise deadlock with it.
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${RELAY_LOCK}::bigint)`;
+  // Their events still waiting for the broker are locked first, in the relay's order (position):
+  // one that a batch has claimed is waited for, and then, published, left to the last statement.
+  // Locked one statement at a time, in another order than the relay's, they could deadlock with
+  // a batch. The relay itself is held up only by a batch holding one of these events.
+  await tx.$executeRaw`
+    SELECT position FROM api.outbox_events
+    WHERE published_at IS NULL
+      AND (payload -> 'app' ->> 'id')::int = ${appId}
+      AND ${externalId} IN (payload -> 'data' -> 'author' ->> 'external_id', payload -> 'data' -> 'sender' ->> 'external_id')
+    ORDER BY position
+    FOR UPDATE`;
   const withheld = await tx.$executeRaw`
     DELETE FROM api.outbox_events
     WHERE published_at IS NULL
