@@ -99,7 +99,6 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
     await tx.suggestionComment.deleteMany({ where: { id: { in: comments.map((comment) => comment.id) } } });
     const tickets = await tx.ticket.deleteMany({ where: { appId, authorExternalId: externalId } });
     const surveys = await tx.surveyResponse.deleteMany({ where: { appId, respondentExternalId: externalId } });
-    const { withheld, anonymised: eventsAnonymised } = await eraseFromOutbox(tx, appId, externalId);
     // Kept as a tombstone, not deleted: a retry with the same key would run the request again and
     // bring the erased user back. Its retention counts from now, so a key nearly expired at the
     // erasure still refuses retries for a whole retention.
@@ -109,6 +108,8 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
         OR response_body -> 'user' ->> 'external_id' = ${externalId})`;
     const erasure = { id: randomUUID(), event: 'privacy.user_erased' as const, created_at: new Date().toISOString(), app_id: appId, user_hash: userHash(appId, externalId) };
     await tx.outboxEvent.create({ data: { eventId: erasure.id, eventType: erasure.event, payload: erasure } });
+    // Last: from here to the commit it holds their waiting events, which a batch may be waiting for.
+    const { withheld, anonymised: eventsAnonymised } = await eraseFromOutbox(tx, appId, externalId);
     return {
       external_id: externalId,
       suggestions_anonymised: anonymised.count,
@@ -128,40 +129,51 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
  * member changing its status, another user commenting), still tell receivers what happened to
  * the suggestion: they keep it, with the author removed as the suggestion's own author is.
  * Published events naming them are deleted. An event the relay is publishing at this moment is
- * waited for, and then seen published (or, if the broker did not take it, still waiting).
+ * waited for, and then treated as published (or, if the broker did not take it, as waiting).
  */
 async function eraseFromOutbox(tx: Prisma.TransactionClient, appId: number, externalId: string) {
-  // Their events still waiting for the broker are locked first, in the relay's order (position):
-  // one that a batch has claimed is waited for, and then, published, left to the last statement.
-  // Locked one statement at a time, in another order than the relay's, they could deadlock with
-  // a batch. The relay itself is held up only by a batch holding one of these events.
+  // Events already published are history the outbox has no further use for, holding the user's
+  // name, texts and id: deleted. (Receivers erase what was delivered to them; the worker erases
+  // its own copies when privacy.user_erased reaches it.) This scans the whole history, so it runs
+  // before anything the relay may wait for is locked: it touches published rows only, which the
+  // relay never does.
   await tx.$executeRaw`
-    SELECT position FROM api.outbox_events
-    WHERE published_at IS NULL
+    DELETE FROM api.outbox_events
+    WHERE published_at IS NOT NULL
       AND (payload -> 'app' ->> 'id')::int = ${appId}
-      AND ${externalId} IN (payload -> 'data' -> 'author' ->> 'external_id', payload -> 'data' -> 'sender' ->> 'external_id')
-    ORDER BY position
-    FOR UPDATE`;
+      AND ${externalId} IN (payload -> 'data' -> 'author' ->> 'external_id', payload -> 'data' -> 'sender' ->> 'external_id')`;
+  // Their events still waiting for the broker, locked in the relay's order (position): one a
+  // batch has claimed is waited for, and then is no longer waiting. The statements after this
+  // touch only the rows it locked, so the relay and an erasure never wait for each other in a
+  // cycle. (An event of theirs committed after this point is not seen here; the worker withholds
+  // what names an erased user once privacy.user_erased has reached it.)
+  const waiting = (
+    await tx.$queryRaw<Array<{ position: bigint }>>`
+      SELECT position FROM api.outbox_events
+      WHERE published_at IS NULL
+        AND (payload -> 'app' ->> 'id')::int = ${appId}
+        AND ${externalId} IN (payload -> 'data' -> 'author' ->> 'external_id', payload -> 'data' -> 'sender' ->> 'external_id')`
+  ).map((row) => row.position);
+  if (waiting.length === 0) return { withheld: 0, anonymised: 0 };
+  const held = (
+    await tx.$queryRaw<Array<{ position: bigint }>>`
+      SELECT position FROM api.outbox_events
+      WHERE position = ANY (${waiting}::bigint[]) AND published_at IS NULL
+      ORDER BY position
+      FOR UPDATE`
+  ).map((row) => row.position);
   const withheld = await tx.$executeRaw`
     DELETE FROM api.outbox_events
-    WHERE published_at IS NULL
-      AND (payload -> 'app' ->> 'id')::int = ${appId}
+    WHERE position = ANY (${held}::bigint[])
       AND (payload -> 'data' -> 'sender' ->> 'external_id' = ${externalId}
         OR (payload -> 'data' -> 'author' ->> 'external_id' = ${externalId} AND event_type NOT LIKE 'suggestion.%'))`;
   const nobody = JSON.stringify({ external_id: null, name: null });
   const anonymised = await tx.$executeRaw`
     UPDATE api.outbox_events
     SET payload = jsonb_set(jsonb_set(payload, '{data,author}', ${nobody}::jsonb), '{data,suggestion,author}', ${nobody}::jsonb, false)
-    WHERE published_at IS NULL
-      AND (payload -> 'app' ->> 'id')::int = ${appId}
+    WHERE position = ANY (${held}::bigint[])
       AND payload -> 'data' -> 'author' ->> 'external_id' = ${externalId}`;
-  // Events already published are history the outbox has no further use for, holding the user's
-  // name, texts and id: deleted. (Receivers erase what was delivered to them; the worker erases
-  // its own copies when privacy.user_erased reaches it.)
-  await tx.$executeRaw`
-    DELETE FROM api.outbox_events
-    WHERE published_at IS NOT NULL
-      AND (payload -> 'app' ->> 'id')::int = ${appId}
-      AND ${externalId} IN (payload -> 'data' -> 'author' ->> 'external_id', payload -> 'data' -> 'sender' ->> 'external_id')`;
+  // Those a batch published while this waited are history now, as above.
+  await tx.$executeRaw`DELETE FROM api.outbox_events WHERE position = ANY (${waiting}::bigint[]) AND published_at IS NOT NULL`;
   return { withheld, anonymised };
 }
