@@ -6,6 +6,7 @@
 //   node bench/broker-latency.mjs
 //   BENCH_RATE=500 BENCH_SECONDS=10 BENCH_QUEUE_TYPE=classic node bench/broker-latency.mjs   (a classic queue, to compare)
 import { randomBytes } from 'node:crypto';
+import { percentile } from './percentile.mjs';
 
 const { default: amqp } = await import(new URL('../packages/messaging/node_modules/amqplib/channel_api.js', import.meta.url).href);
 
@@ -65,11 +66,12 @@ try {
   await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
   clearTimeout(timer);
 
-  const percentile = (values, p) => {
+  const figures = (values) => {
+    if (values.length === 0) return 'none';
     const sorted = [...values].sort((a, b) => a - b);
-    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(1);
+    const at = (p) => percentile(sorted, p).toFixed(1);
+    return `p50 ${at(50)} ms, p99 ${at(99)} ms, max ${at(100)} ms`;
   };
-  const figures = (values) => (values.length ? `p50 ${percentile(values, 50)} ms, p99 ${percentile(values, 99)} ms, max ${percentile(values, 100)} ms` : 'none');
   console.log(`${queueType} queue, ${perTick * 100} messages/s for ${seconds} s (${delivered.length} of ${expected} delivered)`);
   console.log(`  publish to consumer: ${figures(delivered)}`);
   console.log(`  publish to confirm of each batch of ${perTick}: ${figures(confirmed)}`);

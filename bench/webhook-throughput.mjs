@@ -15,6 +15,7 @@ import { once } from 'node:events';
 import { openSync } from 'node:fs';
 import pg from 'pg';
 import { benchEnvironment, machineSpeedProbe, proTeamWithApp, quiet, root } from './bench-support.mjs';
+import { percentile } from './percentile.mjs';
 import { cpuPerUnit, cpuSnapshot } from './process-cpu.mjs';
 
 const { testCertificates } = await import(`${root}packages/test-support/dist/index.js`);
@@ -211,10 +212,6 @@ async function throughput(label, burst) {
   const cpu = cpuPerUnit(cpuBefore, cpuSnapshot(cpuGroups()), delivered);
   console.log(`${label}: ${delivered} of ${expected} deliveries in ${seconds.toFixed(2)} s = ${Math.round(delivered / seconds)} deliveries/s (machine speed probe ${probeMs} ms)`);
   console.log(`  CPU per delivery: ${cpu}; PostgreSQL transactions per delivery ${perDelivery((await commits()) - commitsBefore, delivered)}`);
-}
-
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 /** "1.2 (x14), 4.5 (x3)": arrival times rounded to a tenth of a second, with how many arrived then. */

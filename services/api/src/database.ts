@@ -24,4 +24,4 @@ export function connectApiDatabase(databaseUrl: string, logger: Logger): ApiData
 }
 
 export type { PrismaClient };
-export type { Prisma } from './generated/prisma/client.js';
+export { Prisma } from './generated/prisma/client.js';

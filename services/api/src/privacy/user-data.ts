@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Prisma, PrismaClient } from '../database.js';
+import { Prisma } from '../database.js';
+import type { PrismaClient } from '../database.js';
 import { ERASED_REQUEST_HASH } from '../idempotency/idempotent.js';
 import { suggestionView } from '../suggestions/suggestion-view.js';
 import { ticketView } from '../tickets/ticket-view.js';
@@ -132,6 +133,9 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
  * waited for, and then treated as published (or, if the broker did not take it, as waiting).
  */
 async function eraseFromOutbox(tx: Prisma.TransactionClient, appId: number, externalId: string) {
+  // The events that name them: as author or sender, in their app.
+  const namesUser = Prisma.sql`(payload -> 'app' ->> 'id')::int = ${appId}
+    AND ${externalId} IN (payload -> 'data' -> 'author' ->> 'external_id', payload -> 'data' -> 'sender' ->> 'external_id')`;
   // Events already published are history the outbox has no further use for, holding the user's
   // name, texts and id: deleted. (Receivers erase what was delivered to them; the worker erases
   // its own copies when privacy.user_erased reaches it.) This scans the whole history, so it runs
@@ -139,9 +143,7 @@ async function eraseFromOutbox(tx: Prisma.TransactionClient, appId: number, exte
   // relay never does.
   await tx.$executeRaw`
     DELETE FROM api.outbox_events
-    WHERE published_at IS NOT NULL
-      AND (payload -> 'app' ->> 'id')::int = ${appId}
-      AND ${externalId} IN (payload -> 'data' -> 'author' ->> 'external_id', payload -> 'data' -> 'sender' ->> 'external_id')`;
+    WHERE published_at IS NOT NULL AND ${namesUser}`;
   // Their events still waiting for the broker, locked in the relay's order (position): one a
   // batch has claimed is waited for, and then is no longer waiting. The statements after this
   // touch only the rows it locked, so the relay and an erasure never wait for each other in a
@@ -150,9 +152,7 @@ async function eraseFromOutbox(tx: Prisma.TransactionClient, appId: number, exte
   const waiting = (
     await tx.$queryRaw<Array<{ position: bigint }>>`
       SELECT position FROM api.outbox_events
-      WHERE published_at IS NULL
-        AND (payload -> 'app' ->> 'id')::int = ${appId}
-        AND ${externalId} IN (payload -> 'data' -> 'author' ->> 'external_id', payload -> 'data' -> 'sender' ->> 'external_id')`
+      WHERE published_at IS NULL AND ${namesUser}`
   ).map((row) => row.position);
   if (waiting.length === 0) return { withheld: 0, anonymised: 0 };
   const held = (
