@@ -131,9 +131,12 @@ describe('WebhookSender', () => {
     expect(burst.map((result) => result.status)).toEqual([204, 204, 204, 204]);
     expect(carried.size).toBe(4);
     // Then one at a time: each of the four carries its share, so none sits idle long enough to be
-    // closed and opened again (with a new TLS handshake) at the next burst.
+    // closed and opened again (with a new TLS handshake) at the next burst. A share is five of the
+    // twenty, though not exactly: a connection whose last answer the client has not yet marked
+    // finished when the next request starts is passed over for that turn (seen once in CI: 5, 6, 6, 7). Without the turns, the first connection
+    // would carry all twenty and the others one each.
     for (let n = 0; n < 20; n += 1) expect((await sender.send(url, `{"id":"s-${n}"}`, {})).status).toBe(204);
     expect(carried.size).toBe(4);
-    expect([...carried.values()].sort()).toEqual([6, 6, 6, 6]);
+    for (const requests of carried.values()) expect(requests).toBeGreaterThanOrEqual(4);
   });
 });
