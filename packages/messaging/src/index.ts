@@ -10,6 +10,15 @@ export { topologyNames, declareExchanges, QUORUM_QUEUE } from './topology.js';
 export type { TopologyNames } from './topology.js';
 export { AcknowledgedBroadcast, BroadcastTimeoutError, acknowledgeBroadcast } from './acknowledged-broadcast.js';
 export type { ChannelWrapper } from 'amqp-connection-manager';
-export { PRODUCTION_RETRY_DELAYS_MS, ATTEMPT_HEADER, MANUAL_HEADER, webhookQueueNames, declareWebhookTopology } from './webhook-topology.js';
+export {
+  PRODUCTION_RETRY_DELAYS_MS,
+  PRODUCTION_THROTTLE_DELAYS_MS,
+  ATTEMPT_HEADER,
+  MANUAL_HEADER,
+  THROTTLED_HEADER,
+  webhookQueueNames,
+  throttleQueueFor,
+  declareWebhookTopology,
+} from './webhook-topology.js';
 export { durableBrokerObjects } from './broker-objects.js';
 export type { WebhookQueueNames } from './webhook-topology.js';

@@ -10,24 +10,43 @@ export const ATTEMPT_HEADER = 'x-feedback-attempt';
 /** Set on a redelivery made by hand: one attempt, no automatic retries after it. */
 export const MANUAL_HEADER = 'x-feedback-manual';
 
-/** How long a message for a saturated endpoint waits before it is tried again. */
-export const THROTTLE_DELAY_MS = 1000;
+/**
+ * How long a message waits, when its endpoint already has enough attempts in flight, before it is
+ * tried again: the first rung, or, while the endpoint keeps failing, one rung higher at each
+ * return (1 s, 5 s, then 30 s from the third on). A backlog of N messages behind an endpoint that
+ * is down then goes round the broker (and the database, which each is checked against) about N/30
+ * times a second instead of N.
+ */
+export const PRODUCTION_THROTTLE_DELAYS_MS = [1000, 5000, 30_000] as const;
+
+/** How many times a message has waited in a throttle queue for its current attempt. */
+export const THROTTLED_HEADER = 'x-feedback-throttled';
 
 /**
  * Names of the delivery queues. Each retry queue carries its delay in its name, so a changed
  * schedule never collides with an existing queue's arguments.
  */
-export function webhookQueueNames(names: TopologyNames, retryDelaysMs: readonly number[]) {
+export function webhookQueueNames(
+  names: TopologyNames,
+  retryDelaysMs: readonly number[],
+  throttleDelaysMs: readonly number[] = PRODUCTION_THROTTLE_DELAYS_MS,
+) {
   const named = (name: string) => `${names.namespace}${name}`;
   return {
     deliver: named('webhooks.deliver'),
     retries: retryDelaysMs.map((delay) => ({ delay, queue: named(`webhooks.retry.${delay}ms`) })),
     abandoned: named('webhooks.abandoned'),
-    /** Where a message waits a moment when its endpoint already has enough attempts in flight. */
-    throttle: { delay: THROTTLE_DELAY_MS, queue: named(`webhooks.throttle.${THROTTLE_DELAY_MS}ms`) },
+    /** Where a message waits when its endpoint already has enough attempts in flight: a ladder of rising waits. */
+    throttles: throttleDelaysMs.map((delay) => ({ delay, queue: named(`webhooks.throttle.${delay}ms`) })),
   };
 }
 export type WebhookQueueNames = ReturnType<typeof webhookQueueNames>;
+
+/** The throttle queue for a message that has waited `timesThrottled` times already: the next rung, or the last. */
+export function throttleQueueFor(queues: WebhookQueueNames, timesThrottled: number): string {
+  const rung = Math.min(Math.max(0, Math.floor(timesThrottled) || 0), queues.throttles.length - 1);
+  return queues.throttles[rung]!.queue;
+}
 
 /**
  * Declares the delivery topology. Retry queues have no consumers: a message waits there for the
@@ -37,7 +56,7 @@ export type WebhookQueueNames = ReturnType<typeof webhookQueueNames>;
 export async function declareWebhookTopology(channel: ConfirmChannel, queues: WebhookQueueNames): Promise<void> {
   await channel.assertQueue(queues.deliver, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await channel.assertQueue(queues.abandoned, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-  for (const { delay, queue } of [...queues.retries, queues.throttle]) {
+  for (const { delay, queue } of [...queues.retries, ...queues.throttles]) {
     await channel.assertQueue(queue, {
       durable: true,
       arguments: {

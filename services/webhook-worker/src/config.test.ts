@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '@feedback/config';
-import { PRODUCTION_RETRY_DELAYS_MS } from '@feedback/messaging';
+import { PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS } from '@feedback/messaging';
 import { readWorkerConfig } from './config.js';
 
 const required = {
@@ -22,5 +22,13 @@ describe('readWorkerConfig', () => {
       expect(() => readWorkerConfig({ ...required, WEBHOOK_RETRY_DELAYS_MS: delays })).toThrow(/WEBHOOK_RETRY_DELAYS_MS/);
     }
     expect(readWorkerConfig({ ...required, WEBHOOK_RETRY_DELAYS_MS: `1,2,3,4,${2 ** 32 - 1}` }).config.retryDelaysMs[4]).toBe(2 ** 32 - 1);
+  });
+
+  it('throttles on the production ladder unless told otherwise, and refuses a ladder RabbitMQ cannot hold as queue TTLs', () => {
+    expect(readWorkerConfig(required).config.throttleDelaysMs).toEqual([...PRODUCTION_THROTTLE_DELAYS_MS]);
+    expect(readWorkerConfig({ ...required, WEBHOOK_THROTTLE_DELAYS_MS: '100' }).config.throttleDelaysMs).toEqual([100]);
+    for (const delays of [',', '100,0', '100,-5', '1.5', `${2 ** 32}`, '1,2,3,4,5,6,7,8,9,10,11']) {
+      expect(() => readWorkerConfig({ ...required, WEBHOOK_THROTTLE_DELAYS_MS: delays })).toThrow(/WEBHOOK_THROTTLE_DELAYS_MS/);
+    }
   });
 });

@@ -23,6 +23,10 @@ export const workerEnvironment = {
     description: 'delays of the five retries, in milliseconds (tests shorten them)',
     default: ['300000', '900000', '2700000', '8100000', '24300000'],
   }),
+  WEBHOOK_THROTTLE_DELAYS_MS: list({
+    description: "rising waits, in milliseconds, of a message whose endpoint already has enough attempts in flight: the first time, the second, and so on, the last repeated (tests shorten them)",
+    default: ['1000', '5000', '30000'],
+  }),
   WEBHOOK_TIMEOUT_MS: integer({ description: 'time limit of one delivery attempt', default: 10_000, min: 100, max: 60_000 }),
   DELIVERY_PREFETCH: integer({ description: 'webhook requests one worker makes at once, from events and the deliver queue', default: 64, min: 1, max: 1000 }),
   RECORD_GATHER_MS: integer({
@@ -52,6 +56,7 @@ export interface WorkerConfig {
   allowedPrivateHosts: string[];
   extraCaFile: string;
   retryDelaysMs: number[];
+  throttleDelaysMs: number[];
   webhookTimeoutMs: number;
   deliveryPrefetch: number;
   perEndpointConcurrency: number;
@@ -61,16 +66,22 @@ export interface WorkerConfig {
   logLevel: string;
 }
 
-const MAX_RETRY_DELAY_MS = 2 ** 32 - 1;
+const MAX_QUEUE_TTL_MS = 2 ** 32 - 1;
 
 export function readWorkerConfig(env: Record<string, string | undefined> = process.env) {
   const loaded = loadConfig(workerEnvironment, env);
   const v = loaded.values;
   const delays = v.WEBHOOK_RETRY_DELAYS_MS;
   // Each delay is a queue's x-message-ttl, which RabbitMQ caps at 2^32 - 1 ms (about 49 days).
-  if (delays.length !== 5 || delays.some((delay) => !/^[1-9][0-9]*$/.test(delay) || Number(delay) > MAX_RETRY_DELAY_MS)) {
+  if (delays.length !== 5 || delays.some((delay) => !/^[1-9][0-9]*$/.test(delay) || Number(delay) > MAX_QUEUE_TTL_MS)) {
     throw new ConfigError([
-      `WEBHOOK_RETRY_DELAYS_MS must be five whole numbers of milliseconds from 1 to ${MAX_RETRY_DELAY_MS}, got "${delays.join(',')}"`,
+      `WEBHOOK_RETRY_DELAYS_MS must be five whole numbers of milliseconds from 1 to ${MAX_QUEUE_TTL_MS}, got "${delays.join(',')}"`,
+    ]);
+  }
+  const throttles = v.WEBHOOK_THROTTLE_DELAYS_MS;
+  if (throttles.length < 1 || throttles.length > 10 || throttles.some((delay) => !/^[1-9][0-9]*$/.test(delay) || Number(delay) > MAX_QUEUE_TTL_MS)) {
+    throw new ConfigError([
+      `WEBHOOK_THROTTLE_DELAYS_MS must be one to ten whole numbers of milliseconds from 1 to ${MAX_QUEUE_TTL_MS}, got "${throttles.join(',')}"`,
     ]);
   }
   const config: WorkerConfig = {
@@ -83,6 +94,7 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
     allowedPrivateHosts: v.WEBHOOK_ALLOWED_PRIVATE_HOSTS,
     extraCaFile: v.WEBHOOK_EXTRA_CA_FILE,
     retryDelaysMs: v.WEBHOOK_RETRY_DELAYS_MS.map(Number),
+    throttleDelaysMs: throttles.map(Number),
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
     deliveryPrefetch: v.DELIVERY_PREFETCH,
     perEndpointConcurrency: v.PER_ENDPOINT_CONCURRENCY,

@@ -63,7 +63,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     }
   };
   const endpoints = endpointCommands(prisma, secrets, urlPolicy, currentPlan);
-  const queues = webhookQueueNames(names, config.retryDelaysMs);
+  const queues = webhookQueueNames(names, config.retryDelaysMs, config.throttleDelaysMs);
   const publisher = new ConfirmedPublisher(broker, { name: 'webhook-publisher', setup: (channel) => declareWebhookTopology(channel, queues) });
   const history = deliveryCommands(prisma, publisher, queues);
   const rpc = serveRpc(broker, logger, {

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import amqplib from 'amqplib';
+import { topologyNames, webhookQueueNames } from '@feedback/messaging';
 import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
 import { WebhookVerificationError, verify } from '@feedback/webhook-signature';
 import { call, createApp, signUpTeam } from './dashboard.js';
-import { startSystem } from './system.js';
+import { AMQP_URL, startSystem } from './system.js';
+import { readWorkerConfig } from '../../../services/webhook-worker/src/service.js';
 import type { RunningSystem } from './system.js';
 
 // A worker with 8 slots, 4 per endpoint: four stalling endpoints at their usual share would take
@@ -12,7 +15,8 @@ const receivers: HttpsReceiver[] = [];
 
 beforeAll(async () => {
   // Held answers must outlast whatever the test does meanwhile, however slow the machine.
-  system = await startSystem({ DELIVERY_PREFETCH: '8', PER_ENDPOINT_CONCURRENCY: '4', WEBHOOK_TIMEOUT_MS: '30000' });
+  // The throttle ladder shortened from 1, 5 and 30 s: the first rung as in production.
+  system = await startSystem({ DELIVERY_PREFETCH: '8', PER_ENDPOINT_CONCURRENCY: '4', WEBHOOK_TIMEOUT_MS: '30000', WEBHOOK_THROTTLE_DELAYS_MS: '1000,1500,4000' });
 }, 60_000);
 
 afterAll(async () => {
@@ -97,6 +101,51 @@ describe('an attempt that waits for a slot', () => {
       expect(() => verify(request!.body, header, rotating.secret)).toThrow(WebhookVerificationError);
     } finally {
       release();
+    }
+  }, 60_000);
+});
+
+describe('attempts waiting for an endpoint that is down', () => {
+  it('wait longer each time they find no slot, not once a second for as long as it is down; and go once it answers', async () => {
+    const owner = await signUpTeam(system.api.url, 'pro');
+    const { appId, publicKey } = await createApp(system.api.url, owner.token, 'Down app');
+    const { receiver, endpointId } = await receiverWithEndpoint(owner.token, appId, ['suggestion.created']);
+    // It fails its first attempt at once (so the endpoint is failing), then holds every request
+    // until the test lets them go: a receiver that went down with its connections left open.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    receiver.answer = (_request, index) => (index === 0 ? { status: 503 } : { status: 200, until: held });
+    const suggest = (title: string) => call(system.api.url, 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title, user: { external_id: 'u-1' } } });
+    const { retryDelaysMs, throttleDelaysMs } = readWorkerConfig(system.env).config;
+    const queues = webhookQueueNames(topologyNames(system.namespace), retryDelaysMs, throttleDelaysMs);
+    const connection = await amqplib.connect(AMQP_URL);
+    try {
+      const channel = await connection.createChannel();
+      const waitingIn = async () => Promise.all(queues.throttles.map(async ({ queue }) => (await channel.checkQueue(queue)).messageCount));
+
+      await suggest('First');
+      // Its retry (50 ms later) takes one of the 2 slots a struggling endpoint has, and is held.
+      await eventually(() => (receiver.received.length === 2 ? true : undefined), { what: 'the failed attempt and its retry', timeoutMs: 20_000 });
+      for (let n = 0; n < 6; n += 1) await suggest(`Waiting ${n}`);
+      // One more takes the second slot; five find none, and climb the ladder: 1 s, 1.5 s, then 4 s
+      // at every return. (Once a second, they would never be in the last queue.)
+      await eventually(() => (receiver.received.length === 3 ? true : undefined), { what: 'the second slot taken', timeoutMs: 20_000 });
+      await eventually(async () => ((await waitingIn()).join(',') === '0,0,5' ? true : undefined), { what: 'five waiting on the last rung', timeoutMs: 20_000 });
+      // Waiting is not an attempt (and the two held are recorded once answered).
+      const waiting = await system.worker.prisma.delivery.findMany({ where: { endpointId }, select: { attempts: true } });
+      expect(waiting.map((delivery) => delivery.attempts).sort()).toEqual([0, 0, 0, 0, 0, 0, 1]);
+
+      // It answers again: the held requests succeed, and the five go at their next return.
+      release();
+      await eventually(
+        () => system.worker.prisma.delivery.count({ where: { endpointId, status: 'delivered' } }).then((n) => (n === 7 ? true : undefined)),
+        { what: 'all seven delivered', timeoutMs: 20_000 },
+      );
+      const attempts = await system.worker.prisma.delivery.findMany({ where: { endpointId }, select: { attempts: true } });
+      expect(attempts.map((delivery) => delivery.attempts).sort()).toEqual([1, 1, 1, 1, 1, 1, 2]);
+    } finally {
+      release();
+      await connection.close().catch(() => undefined);
     }
   }, 60_000);
 });

@@ -95,8 +95,8 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
       await worker.stop();
       await authority.stop();
       await brokerProxy.close();
-      const retryDelays = (env.WEBHOOK_RETRY_DELAYS_MS ?? '').split(',').map(Number);
-      await deleteBrokerObjects(AMQP_URL, durableBrokerObjects(namespace, retryDelays));
+      const { retryDelaysMs, throttleDelaysMs } = readWorkerConfig(env).config;
+      await deleteBrokerObjects(AMQP_URL, durableBrokerObjects(namespace, retryDelaysMs, throttleDelaysMs));
       await database.drop();
     },
   };

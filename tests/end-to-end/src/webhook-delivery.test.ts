@@ -6,6 +6,7 @@ import type { ReceivedRequest } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
 import { AMQP_URL, startSystem } from './system.js';
+import { readWorkerConfig } from '../../../services/webhook-worker/src/service.js';
 import type { RunningSystem } from './system.js';
 
 let system: RunningSystem;
@@ -248,22 +249,32 @@ describe('a slow endpoint', () => {
 });
 
 describe('the production retry queues', () => {
-  it('carry exactly the TTLs 300000, 900000, 2700000, 8100000 and 24300000 ms, dead-lettering back at least once', async () => {
-    const { PRODUCTION_RETRY_DELAYS_MS, declareWebhookTopology, topologyNames, webhookQueueNames } = await import('@feedback/messaging');
+  it('carry exactly the TTLs 300000, 900000, 2700000, 8100000 and 24300000 ms, dead-lettering back at least once; the throttle queues 1000, 5000 and 30000 ms', async () => {
+    const { PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS, declareWebhookTopology, topologyNames, webhookQueueNames } = await import('@feedback/messaging');
     expect([...PRODUCTION_RETRY_DELAYS_MS]).toEqual([300_000, 900_000, 2_700_000, 8_100_000, 24_300_000]);
-    const queues = webhookQueueNames(topologyNames(`${system.namespace}production-shape.`), PRODUCTION_RETRY_DELAYS_MS);
+    expect([...PRODUCTION_THROTTLE_DELAYS_MS]).toEqual([1000, 5000, 30_000]);
+    // What the worker runs with when not told otherwise.
+    expect(readWorkerConfig({ ...system.env, WEBHOOK_RETRY_DELAYS_MS: undefined, WEBHOOK_THROTTLE_DELAYS_MS: undefined }).config).toMatchObject({
+      retryDelaysMs: [...PRODUCTION_RETRY_DELAYS_MS],
+      throttleDelaysMs: [...PRODUCTION_THROTTLE_DELAYS_MS],
+    });
+    const queues = webhookQueueNames(topologyNames(`${system.namespace}production-shape.`), PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS);
     const connection = await amqplib.connect(AMQP_URL);
     try {
       const channel = await connection.createConfirmChannel();
       await declareWebhookTopology(channel, queues);
       // The broker refuses to re-declare a queue with other arguments: declaring these exact ones succeeds.
-      for (const [index, { queue, delay }] of queues.retries.entries()) {
-        expect(delay).toBe(PRODUCTION_RETRY_DELAYS_MS[index]);
-        await channel.assertQueue(queue, {
+      const expected = [
+        ...PRODUCTION_RETRY_DELAYS_MS.map((delay, index) => ({ queue: queues.retries[index]!, delay })),
+        ...PRODUCTION_THROTTLE_DELAYS_MS.map((delay, index) => ({ queue: queues.throttles[index]!, delay })),
+      ];
+      for (const { queue, delay } of expected) {
+        expect(queue.delay).toBe(delay);
+        await channel.assertQueue(queue.queue, {
           durable: true,
           arguments: {
             'x-queue-type': 'quorum',
-            'x-message-ttl': PRODUCTION_RETRY_DELAYS_MS[index],
+            'x-message-ttl': delay,
             'x-dead-letter-exchange': '',
             'x-dead-letter-routing-key': queues.deliver,
             'x-dead-letter-strategy': 'at-least-once',
@@ -274,7 +285,7 @@ describe('the production retry queues', () => {
       const other = await connection.createChannel();
       other.on('error', () => undefined);
       await expect(other.assertQueue(queues.retries[0]!.queue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 1 } })).rejects.toThrow(/PRECONDITION_FAILED/);
-      for (const queue of [queues.deliver, queues.abandoned, queues.throttle.queue, ...queues.retries.map((retry) => retry.queue)]) await channel.deleteQueue(queue);
+      for (const { queue } of [{ queue: queues.deliver }, { queue: queues.abandoned }, ...queues.throttles, ...queues.retries]) await channel.deleteQueue(queue);
     } finally {
       await connection.close().catch(() => undefined);
     }

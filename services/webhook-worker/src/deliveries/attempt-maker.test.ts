@@ -60,7 +60,7 @@ afterAll(async () => {
 });
 
 /** An AttemptMaker on this file's store and broker, sending to local receivers. */
-function attemptMaker(secrets: SecretBox, perEndpointConcurrency?: number): AttemptMaker {
+function attemptMaker(secrets: SecretBox, perEndpointConcurrency?: number, struggleAfterMs?: number): AttemptMaker {
   return new AttemptMaker({
     store,
     publisher,
@@ -68,6 +68,7 @@ function attemptMaker(secrets: SecretBox, perEndpointConcurrency?: number): Atte
     queues,
     logger,
     perEndpointConcurrency,
+    struggleAfterMs,
     sender: new WebhookSender({ timeoutMs: 2000, allowedPrivateHosts: ['localhost'], extraCaFile: testCertificates().caFile }),
     metrics: new WebhookMetrics(createMetricsRegistry('test'), () => ({ active: 0, waiting: 0 })),
   });
@@ -235,8 +236,47 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
     expect(made).toEqual([true, true, false, false, false]);
     expect(own.received.length - sentBefore).toBe(2);
     expect(maker.slots.waiting).toBe(0);
+    // Failing, so attempts that find no slot may wait longer (the throttle ladder, deliver.ts).
+    expect(maker.isFailing(ownEndpointId)).toBe(true);
     // A struggling endpoint's first attempt from an event goes elsewhere at once.
     const [next] = await pendingDeliveries(1);
     expect(await maker.make(next!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(false);
+  });
+});
+
+describe('AttemptMaker, telling a failing endpoint from a slow one', () => {
+  it('counts an endpoint as failing from a failed attempt until a good answer, and one that answers slowly as struggling but not failing', async () => {
+    const receiver = await HttpsReceiver.start(testCertificates().trusted);
+    const secrets = new SecretBox(randomBytes(32).toString('base64'));
+    // Slow from 50 ms here, so the test need not wait a second.
+    const maker = attemptMaker(secrets, 2, 50);
+    const endpointId = randomUUID();
+    try {
+      await pool.query(
+        `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
+         VALUES ($1, $2, 1, 'Failing or slow', $3, '{suggestion.created}', $4)`,
+        [endpointId, randomUUID(), receiver.url(), secrets.seal('whsec_failing_or_slow')],
+      );
+      const attemptWith = async (answer: { status: number; delayMs?: number }) => {
+        receiver.answer = () => answer;
+        const id = randomUUID();
+        await pool.query(
+          `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload)
+           VALUES ($1, $2, $3, 'suggestion.created', 1, '{"event":"suggestion.created"}')`,
+          [id, endpointId, randomUUID()],
+        );
+        expect(await maker.make((await store.load(id))!, 1, { manual: false, redelivered: false })).toBe(true);
+      };
+      expect(maker.isFailing(endpointId)).toBe(false);
+      await attemptWith({ status: 500 });
+      expect(maker.isFailing(endpointId)).toBe(true);
+      await attemptWith({ status: 204, delayMs: 200 });
+      expect(maker.isFailing(endpointId)).toBe(false);
+      await attemptWith({ status: 500 });
+      await attemptWith({ status: 204 });
+      expect(maker.isFailing(endpointId)).toBe(false);
+    } finally {
+      await receiver.close();
+    }
   });
 });

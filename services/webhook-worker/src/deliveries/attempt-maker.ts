@@ -27,8 +27,8 @@ export interface AttemptMakerOptions {
   struggleAfterMs?: number;
   /**
    * How long an attempt may expect to wait here for a slot of its healthy endpoint, judged by the
-   * endpoint's recent answers, before it goes elsewhere instead (the deliver queue, or the
-   * throttle queue, where it waits a second). Default: 250.
+   * endpoint's recent answers, before it goes elsewhere instead (the deliver queue, or a
+   * throttle queue, where it waits a second or more). Default: 250.
    */
   shortWaitMs?: number;
 }
@@ -70,7 +70,8 @@ export type DeliveryStatus = 'delivered' | 'retrying' | 'abandoned';
  */
 export class AttemptMaker {
   private readonly busy = new Map<string, number>();
-  private readonly struggling = new Set<string>();
+  /** Struggling endpoints: slow (the latest attempt succeeded, slowly) or failing (it failed). */
+  private readonly struggling = new Map<string, 'slow' | 'failing'>();
   /** A healthy endpoint's typical attempt duration here, in ms (see markHealthy). */
   private readonly typicalMs = new Map<string, number>();
   /** Attempts waiting for a slot of their (healthy) endpoint, first come first served. */
@@ -154,6 +155,15 @@ export class AttemptMaker {
     else this.busy.delete(endpointId);
   }
 
+  /**
+   * Whether this endpoint's latest attempt here failed (another status, a connection error, a
+   * timeout): an attempt for it that finds no slot may as well wait longer, since the one it
+   * would make now would most likely fail and wait for its retry minutes.
+   */
+  isFailing(endpointId: string): boolean {
+    return this.struggling.get(endpointId) === 'failing';
+  }
+
   /** Attempts being made now, and waiting for a slot of the worker or of their endpoint (for metrics). */
   get slots(): { active: number; waiting: number } {
     return { active: this.limit.activeCount, waiting: this.limit.pendingCount + this.waitingInLines };
@@ -235,7 +245,7 @@ export class AttemptMaker {
         metrics.eventToDelivery.observe((startedAt.getTime() + result.durationMs - Date.parse(delivery.eventCreatedAt)) / 1000);
       }
       if (delivered && result.durationMs <= this.struggleAfterMs) this.markHealthy(delivery.endpointId, result.durationMs);
-      else this.markStruggling(delivery.endpointId);
+      else this.markStruggling(delivery.endpointId, delivered ? 'slow' : 'failing');
       giveUpSlot();
       const recorded = await store.record({
         deliveryId: delivery.id,
@@ -279,11 +289,11 @@ export class AttemptMaker {
    * an endpoint deleted, or no longer sent anything, would otherwise stay for the process's life.
    * Attempts waiting for its slots go elsewhere now, rather than wait on a slow receiver.
    */
-  private markStruggling(endpointId: string): void {
+  private markStruggling(endpointId: string, how: 'slow' | 'failing'): void {
     this.typicalMs.delete(endpointId);
     this.struggling.delete(endpointId);
-    this.struggling.add(endpointId);
-    if (this.struggling.size > ENDPOINTS_KEPT) this.struggling.delete(this.struggling.values().next().value!);
+    this.struggling.set(endpointId, how);
+    if (this.struggling.size > ENDPOINTS_KEPT) this.struggling.delete(this.struggling.keys().next().value!);
     const line = this.lines.get(endpointId);
     if (line) {
       this.lines.delete(endpointId);

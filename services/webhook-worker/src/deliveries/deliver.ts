@@ -1,7 +1,7 @@
 import type { ConsumeMessage } from 'amqplib';
 import { deliveryMessageContract } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
-import { ATTEMPT_HEADER, MANUAL_HEADER, declareWebhookTopology, startConsumer } from '@feedback/messaging';
+import { ATTEMPT_HEADER, MANUAL_HEADER, THROTTLED_HEADER, declareWebhookTopology, startConsumer, throttleQueueFor } from '@feedback/messaging';
 import type { Broker, ConfirmedPublisher, Consumer, WebhookQueueNames } from '@feedback/messaging';
 import type { AttemptMaker } from './attempt-maker.js';
 import type { AttemptStore } from './attempt-store.js';
@@ -48,12 +48,16 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     if (!manual && (settled || (delivery.status === 'pending' && delivery.attempts > 0))) return;
     if (await attempts.make(delivery, number, { manual, redelivered: raw.fields.redelivered })) return;
     // This endpoint has enough in flight here, and is too slow (or struggling) for a short wait:
-    // the message waits in the throttle queue, without an attempt, instead of holding a slot
-    // other endpoints' deliveries need.
+    // the message waits in a throttle queue, without an attempt, instead of holding a slot other
+    // endpoints' deliveries need. While the endpoint fails, each time the message comes back to
+    // find no slot it waits longer (the throttle ladder), so that the backlog of an endpoint that
+    // stalls for hours does not go round the broker and the database once a second. One that
+    // answers, however slowly, keeps the shortest wait, so its backlog goes at its pace.
+    const throttled = attempts.isFailing(delivery.endpointId) ? Number(raw.properties.headers?.[THROTTLED_HEADER] ?? 0) : 0;
     options.metrics.throttled.inc();
-    await options.publisher.sendToQueue(queues.throttle.queue, message, {
+    await options.publisher.sendToQueue(throttleQueueFor(queues, throttled), message, {
       messageId: delivery.id,
-      headers: { [ATTEMPT_HEADER]: number, ...(manual ? { [MANUAL_HEADER]: true } : {}) },
+      headers: { [ATTEMPT_HEADER]: number, [THROTTLED_HEADER]: throttled + 1, ...(manual ? { [MANUAL_HEADER]: true } : {}) },
     });
   }
 
