@@ -7,14 +7,14 @@ const runServiceModule = new URL('../dist/run-service.js', import.meta.url).href
 
 /**
  * A process with one shutdown step that takes `stepMs`; resolves with its exit code and output
- * once it has been sent SIGINT at each of `signalsAtMs` (after it is ready).
+ * once it has been sent SIGINT at each of `signalsAtMs` (the first after it is ready, the others after it has taken the first).
  */
 async function signalled(stepMs: number, signalsAtMs: number[]): Promise<{ code: number | null; output: string }> {
   const script = `
     import { Lifecycle } from ${JSON.stringify(lifecycleModule)};
     const quiet = { info() {}, warn() {}, error() {} };
     new Lifecycle(quiet).exitOnSignals(() => [
-      { name: 'finish work in flight', run: () => new Promise((done) => setTimeout(() => { process.stdout.write('finished\\n'); done(); }, ${stepMs})) },
+      { name: 'finish work in flight', run: () => { process.stdout.write('stopping\\n'); return new Promise((done) => setTimeout(() => { process.stdout.write('finished\\n'); done(); }, ${stepMs})); } },
     ], 10000);
     setInterval(() => {}, 1000);
     process.stdout.write('ready\\n');`;
@@ -23,8 +23,15 @@ async function signalled(stepMs: number, signalsAtMs: number[]): Promise<{ code:
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = once(child, 'exit') as Promise<[number | null]>;
   while (!output.includes('ready')) await new Promise((resolve) => setTimeout(resolve, 20));
+  const [first, ...later] = signalsAtMs;
+  await new Promise((resolve) => setTimeout(resolve, first));
+  child.kill('SIGINT');
+  // Later signals are timed from when the child has taken the first (it prints 'stopping'), not
+  // from when it was sent: on a loaded machine the child may take it late, and the gap it sees
+  // between the two would be shorter than the test meant.
+  while (!output.includes('stopping')) await new Promise((resolve) => setTimeout(resolve, 5));
   const started = Date.now();
-  for (const at of signalsAtMs) {
+  for (const at of later) {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + at - Date.now())));
     child.kill('SIGINT');
   }

@@ -11,6 +11,7 @@ export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private readonly clients = new Set<Socket>();
   private accepting = true;
+  private stalled = false;
 
   private constructor(
     private readonly server: Server,
@@ -62,6 +63,7 @@ export class TcpProxy {
    * cuts the connections.
    */
   stallClients(): void {
+    this.stalled = true;
     for (const client of this.clients) {
       client.unpipe();
       client.pause();
@@ -75,7 +77,10 @@ export class TcpProxy {
     this.clients.clear();
   }
 
+  /** Also cuts connections left stalled (they cannot resume), so clients connect afresh. */
   restore(): void {
+    if (this.stalled) this.interrupt();
+    this.stalled = false;
     this.accepting = true;
   }
 

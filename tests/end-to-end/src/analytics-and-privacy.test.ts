@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@feedback/test-support';
 import pg from 'pg';
 import { call, createApp, grantScopes, signUpTeam } from './dashboard.js';
@@ -24,6 +24,9 @@ beforeAll(async () => {
   const app = await createApp(url(), owner.token, 'Privacy app');
   ({ appId, secretKey: key, publicKey } = app);
 }, 60_000);
+
+// A test that fails during its outage must not leave the next one without a broker.
+afterEach(() => system?.brokerProxy.restore());
 
 afterAll(async () => {
   await system?.stop();

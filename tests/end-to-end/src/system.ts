@@ -58,7 +58,10 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     PORT: '0',
     HEALTH_PORT: '0',
     METRICS_PORT: '0',
-    RPC_TIMEOUT_MS: '1500',
+    // The production default for calls between services: a loaded test machine's stall of a
+    // second must not turn a call into a 503. Key changes keep a short limit, which the tests of
+    // an instance that does not confirm wait out.
+    RPC_TIMEOUT_MS: '3000',
     KEY_CHANGE_TIMEOUT_MS: '1000',
     OUTBOX_POLL_MS: '100',
     LOG_LEVEL: 'debug',

@@ -12,6 +12,7 @@ import { migrateWorkerDatabase } from '../database.js';
 import { SecretBox } from '../endpoints/signing-secrets.js';
 import { WebhookSender } from '../outbound/webhook-sender.js';
 import { AttemptMaker } from './attempt-maker.js';
+import type { AttemptMakerOptions } from './attempt-maker.js';
 import { AttemptStore } from './attempt-store.js';
 import { WebhookMetrics } from './webhook-metrics.js';
 
@@ -60,15 +61,17 @@ afterAll(async () => {
 });
 
 /** An AttemptMaker on this file's store and broker, sending to local receivers. */
-function attemptMaker(secrets: SecretBox, perEndpointConcurrency?: number, struggleAfterMs?: number): AttemptMaker {
+function attemptMaker(
+  secrets: SecretBox,
+  limits: Pick<AttemptMakerOptions, 'perEndpointConcurrency' | 'struggleAfterMs' | 'shortWaitMs'> = {},
+): AttemptMaker {
   return new AttemptMaker({
     store,
     publisher,
     secrets,
     queues,
     logger,
-    perEndpointConcurrency,
-    struggleAfterMs,
+    ...limits,
     sender: new WebhookSender({ timeoutMs: 2000, allowedPrivateHosts: ['localhost'], extraCaFile: testCertificates().caFile }),
     metrics: new WebhookMetrics(createMetricsRegistry('test'), () => ({ active: 0, waiting: 0 })),
   });
@@ -155,7 +158,10 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
   beforeAll(async () => {
     own = await HttpsReceiver.start(testCertificates().trusted);
     const secrets = new SecretBox(randomBytes(32).toString('base64'));
-    maker = attemptMaker(secrets, perEndpoint);
+    // A short wait of up to a second, and slow from 5 s: the first answer, which opens the
+    // connection, may take a hundred milliseconds or more on a loaded machine, and the fast
+    // endpoint's bursts must still be judged fast. The slow endpoint answers in 1.5 s.
+    maker = attemptMaker(secrets, { perEndpointConcurrency: perEndpoint, shortWaitMs: 1000, struggleAfterMs: 5000 });
     ownEndpointId = randomUUID();
     await pool.query(
       `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
@@ -215,12 +221,12 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
        SELECT $1, team_id, app_id, 'Slow', url, events, secret_encrypted FROM webhooks.webhook_endpoints WHERE id = $2`,
       [slowEndpointId, ownEndpointId],
     );
-    answerAfter(400);
+    answerAfter(1_500);
     const [first] = await pendingDeliveries(1, slowEndpointId);
     expect(await maker.make(first!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(true);
     const burst = await pendingDeliveries(5, slowEndpointId);
     const made = await Promise.all(burst.map((delivery) => maker.make(delivery, 1, { manual: false, redelivered: false, fromEvent: true })));
-    // Two slots; a third would wait about 400 ms, past the 250 ms a short wait may take.
+    // Two slots; a third would wait about 1.5 s, past the second a short wait may take here.
     expect(made).toEqual([true, true, false, false, false]);
   });
 
@@ -249,7 +255,7 @@ describe('AttemptMaker, telling a failing endpoint from a slow one', () => {
     const receiver = await HttpsReceiver.start(testCertificates().trusted);
     const secrets = new SecretBox(randomBytes(32).toString('base64'));
     // Slow from 50 ms here, so the test need not wait a second.
-    const maker = attemptMaker(secrets, 2, 50);
+    const maker = attemptMaker(secrets, { perEndpointConcurrency: 2, struggleAfterMs: 50 });
     const endpointId = randomUUID();
     try {
       await pool.query(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { eventually } from '@feedback/test-support';
 import { statementBatches } from './statement-batches.js';
 
 /** A statement the test finishes by hand; notes the keys of every batch it ran. */
@@ -52,13 +53,15 @@ describe('statementBatches', () => {
 
   it('with gatherMs, holds a request that finds a slot free for that long, for others to join it', async () => {
     const statement = controlledStatement();
-    const loader = statementBatches(statement.run, { maxBatchSize: 100, gatherMs: 200 });
+    // A gather long enough that the 5 ms between the two requests cannot outlast it, however
+    // slow the machine; the test ends as soon as the statement starts, not when the gather ends.
+    const loader = statementBatches(statement.run, { maxBatchSize: 100, gatherMs: 1000 });
     const answers = [loader.load(1)];
     await new Promise((resolve) => setTimeout(resolve, 5));
     answers.push(loader.load(2));
     await turn();
     expect(statement.batches).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await eventually(() => (statement.batches.length > 0 ? true : undefined), { what: 'the gathered statement', timeoutMs: 10_000 });
     expect(statement.batches).toEqual([[1, 2]]);
     statement.finishers[0]!();
     await expect(Promise.all(answers)).resolves.toEqual([10, 20]);
