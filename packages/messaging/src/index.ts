@@ -17,7 +17,7 @@ export {
   MANUAL_HEADER,
   THROTTLED_HEADER,
   webhookQueueNames,
-  throttleQueueFor,
+  throttleFor,
   declareWebhookTopology,
 } from './webhook-topology.js';
 export { durableBrokerObjects } from './broker-objects.js';

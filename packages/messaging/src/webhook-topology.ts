@@ -19,7 +19,7 @@ export const MANUAL_HEADER = 'x-feedback-manual';
  */
 export const PRODUCTION_THROTTLE_DELAYS_MS = [1000, 5000, 30_000] as const;
 
-/** How many times a message has waited in a throttle queue for its current attempt. */
+/** How many times in a row a message has waited in a throttle queue while its endpoint failed. */
 export const THROTTLED_HEADER = 'x-feedback-throttled';
 
 /**
@@ -29,7 +29,7 @@ export const THROTTLED_HEADER = 'x-feedback-throttled';
 export function webhookQueueNames(
   names: TopologyNames,
   retryDelaysMs: readonly number[],
-  throttleDelaysMs: readonly number[] = PRODUCTION_THROTTLE_DELAYS_MS,
+  throttleDelaysMs: readonly number[],
 ) {
   const named = (name: string) => `${names.namespace}${name}`;
   return {
@@ -42,10 +42,16 @@ export function webhookQueueNames(
 }
 export type WebhookQueueNames = ReturnType<typeof webhookQueueNames>;
 
-/** The throttle queue for a message that has waited `timesThrottled` times already: the next rung, or the last. */
-export function throttleQueueFor(queues: WebhookQueueNames, timesThrottled: number): string {
-  const rung = Math.min(Math.max(0, Math.floor(timesThrottled) || 0), queues.throttles.length - 1);
-  return queues.throttles[rung]!.queue;
+/**
+ * Where a message waits when its endpoint has no slot for it: the first rung, or, while the
+ * endpoint fails, the rung after the one it last waited in (the last one repeated). Returns the
+ * queue and the count to carry in THROTTLED_HEADER; a count that is not a whole number of
+ * earlier waits (a header set by hand) counts as none.
+ */
+export function throttleFor(queues: WebhookQueueNames, failing: boolean, header: unknown): { queue: string; throttled: number } {
+  const seen = typeof header === 'number' || typeof header === 'string' ? Number(header) : Number.NaN;
+  const waited = failing && Number.isSafeInteger(seen) && seen > 0 ? Math.min(seen, queues.throttles.length) : 0;
+  return { queue: queues.throttles[Math.min(waited, queues.throttles.length - 1)]!.queue, throttled: failing ? waited + 1 : 0 };
 }
 
 /**

@@ -36,7 +36,7 @@ export const workerEnvironment = {
     max: 1000,
   }),
   RPC_TIMEOUT_MS: integer({ description: "time limit of a call to the authority (a team's plan, when an endpoint is created)", default: 3000, min: 50 }),
-  PER_ENDPOINT_CONCURRENCY: integer({ description: 'requests one endpoint may have in flight at once from one worker (more wait briefly in line, or go round the throttle queue)', default: 8, min: 1, max: 1000 }),
+  PER_ENDPOINT_CONCURRENCY: integer({ description: 'requests one endpoint may have in flight at once from one worker (more wait briefly in line, or go round a throttle queue)', default: 8, min: 1, max: 1000 }),
   DELIVERY_HISTORY_RETENTION_DAYS: integer({
     description: "how long a settled delivery's history (attempts, answers, payload) is kept after its last change before it is deleted",
     default: 30,

@@ -240,15 +240,12 @@ describe('a slow endpoint', () => {
     const fast = await receiver();
     await endpointFor(slow, ['suggestion.created']);
     await endpointFor(fast, ['suggestion.created']);
-    const started = Date.now();
     for (let n = 0; n < 20; n += 1) await suggest(`Burst ${n}`);
     await eventually(() => (fast.received.length === 20 ? true : undefined), { what: 'all 20 at the fast endpoint', timeoutMs: 10_000 });
-    const fastDone = Date.now() - started;
     // The slow one takes 1.5 s an attempt, at most 4 at once, 2 once it is struggling: it is far
     // from done when the fast one is. (Then about 8 rounds of 2, each up to a second in the
     // throttle queue: some 20 s, given room on a loaded machine.)
     expect(slow.received.length).toBeLessThan(20);
-    expect(fastDone).toBeLessThan(20 * 1_500 / 4);
     await eventually(() => (slow.received.length === 20 ? true : undefined), { what: 'all 20 at the slow endpoint too', timeoutMs: 60_000 });
   }, 90_000);
 });

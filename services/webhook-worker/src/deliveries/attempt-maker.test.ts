@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
-import { Broker, ConfirmedPublisher, declareWebhookTopology, durableBrokerObjects, topologyNames, webhookQueueNames } from '@feedback/messaging';
+import { Broker, ConfirmedPublisher, PRODUCTION_THROTTLE_DELAYS_MS, declareWebhookTopology, durableBrokerObjects, topologyNames, webhookQueueNames } from '@feedback/messaging';
 import { createMetricsRegistry } from '@feedback/service-runtime';
 import { HttpsReceiver, createMigratedTestDatabase, createTestNamespace, deleteBrokerObjects, resolveTestInfrastructure, testCertificates } from '@feedback/test-support';
 import type { MigratedTestDatabase, TestInfrastructure } from '@feedback/test-support';
@@ -20,7 +20,7 @@ const logger = createLogger({ service: 'test', transports: [new winston.transpor
 const namespace = createTestNamespace();
 // Long delays: a queued retry stays in its queue for the test to count.
 const retryDelaysMs = [600_000, 600_000, 600_000, 600_000, 600_000];
-const queues = webhookQueueNames(topologyNames(namespace), retryDelaysMs);
+const queues = webhookQueueNames(topologyNames(namespace), retryDelaysMs, PRODUCTION_THROTTLE_DELAYS_MS);
 let infrastructure: TestInfrastructure;
 let database: MigratedTestDatabase;
 let pool: pg.Pool;
@@ -72,7 +72,7 @@ function attemptMaker(
     queues,
     logger,
     ...limits,
-    sender: new WebhookSender({ timeoutMs: 2000, allowedPrivateHosts: ['localhost'], extraCaFile: testCertificates().caFile }),
+    sender: new WebhookSender({ timeoutMs: 10_000, allowedPrivateHosts: ['localhost'], extraCaFile: testCertificates().caFile }),
     metrics: new WebhookMetrics(createMetricsRegistry('test'), () => ({ active: 0, waiting: 0 })),
   });
 }

@@ -1,7 +1,7 @@
 import type { ConsumeMessage } from 'amqplib';
 import { deliveryMessageContract } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
-import { ATTEMPT_HEADER, MANUAL_HEADER, THROTTLED_HEADER, declareWebhookTopology, startConsumer, throttleQueueFor } from '@feedback/messaging';
+import { ATTEMPT_HEADER, MANUAL_HEADER, PermanentFailure, THROTTLED_HEADER, declareWebhookTopology, startConsumer, throttleFor } from '@feedback/messaging';
 import type { Broker, ConfirmedPublisher, Consumer, WebhookQueueNames } from '@feedback/messaging';
 import type { AttemptMaker } from './attempt-maker.js';
 import type { AttemptStore } from './attempt-store.js';
@@ -29,6 +29,8 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
 
   async function attempt(message: { delivery_id: string }, raw: ConsumeMessage): Promise<void> {
     const number = Number(raw.properties.headers?.[ATTEMPT_HEADER] ?? 1);
+    // Only a message made by hand could carry another: it breaks the contract, and is rejected.
+    if (!Number.isSafeInteger(number) || number < 1) throw new PermanentFailure(`${ATTEMPT_HEADER} is not an attempt number`);
     const manual = raw.properties.headers?.[MANUAL_HEADER] === true;
     const delivery = await store.load(message.delivery_id);
     // Gone: its endpoint was deleted, or its history outlived DELIVERY_HISTORY_RETENTION_DAYS.
@@ -53,11 +55,11 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     // find no slot it waits longer (the throttle ladder), so that the backlog of an endpoint that
     // stalls for hours does not go round the broker and the database once a second. One that
     // answers, however slowly, keeps the shortest wait, so its backlog goes at its pace.
-    const throttled = attempts.isFailing(delivery.endpointId) ? Number(raw.properties.headers?.[THROTTLED_HEADER] ?? 0) : 0;
+    const { queue, throttled } = throttleFor(queues, attempts.isFailing(delivery.endpointId), raw.properties.headers?.[THROTTLED_HEADER]);
     options.metrics.throttled.inc();
-    await options.publisher.sendToQueue(throttleQueueFor(queues, throttled), message, {
+    await options.publisher.sendToQueue(queue, message, {
       messageId: delivery.id,
-      headers: { [ATTEMPT_HEADER]: number, [THROTTLED_HEADER]: throttled + 1, ...(manual ? { [MANUAL_HEADER]: true } : {}) },
+      headers: { [ATTEMPT_HEADER]: number, [THROTTLED_HEADER]: throttled, ...(manual ? { [MANUAL_HEADER]: true } : {}) },
     });
   }
 

@@ -62,7 +62,7 @@ export class WebhookMetrics {
     });
     this.throttled = new Counter({
       name: 'feedback_webhook_attempts_throttled_total',
-      help: 'Attempts put back for a second because their endpoint already had its share in flight',
+      help: 'Attempts put back in a throttle queue (a second, longer while their endpoint fails) because their endpoint already had its share in flight',
       registers,
     });
     new Gauge({
