@@ -6,7 +6,7 @@ const queues = webhookQueueNames(topologyNames('t.'), [50, 60, 70, 80, 90], [100
 const rung = (delay: number) => `t.webhooks.throttle.${delay}ms`;
 
 describe('throttleFor', () => {
-  it('climbs a rung at each wait while the endpoint fails, and stays on the last', () => {
+  it('climbs a rung at each wait while it should climb, and stays on the last', () => {
     expect(throttleFor(queues, true, undefined)).toEqual({ queue: rung(1000), throttled: 1 });
     expect(throttleFor(queues, true, 1)).toEqual({ queue: rung(5000), throttled: 2 });
     expect(throttleFor(queues, true, 2)).toEqual({ queue: rung(30_000), throttled: 3 });
@@ -15,7 +15,7 @@ describe('throttleFor', () => {
     expect(throttleFor(queues, true, 1_000_000)).toEqual({ queue: rung(30_000), throttled: 4 });
   });
 
-  it('keeps the first rung, and starts the count again, for an endpoint that is not failing', () => {
+  it('keeps the first rung, and starts the count again, when it should not climb', () => {
     expect(throttleFor(queues, false, 2)).toEqual({ queue: rung(1000), throttled: 0 });
     expect(throttleFor(queues, false, undefined)).toEqual({ queue: rung(1000), throttled: 0 });
   });

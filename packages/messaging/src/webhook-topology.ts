@@ -12,14 +12,14 @@ export const MANUAL_HEADER = 'x-feedback-manual';
 
 /**
  * How long a message waits, when its endpoint already has enough attempts in flight, before it is
- * tried again: the first rung, or, while the endpoint keeps failing, one rung higher at each
- * return (1 s, 5 s, then 30 s from the third on). A backlog of N messages behind an endpoint that
- * is down then goes round the broker (and the database, which each is checked against) about N/30
- * times a second instead of N.
+ * tried again: the first rung, or, while the endpoint keeps failing or has a large backlog, one
+ * rung higher at each return (1 s, 5 s, then 30 s from the third on). A backlog of N messages
+ * behind such an endpoint then goes round the broker (and the database, which each is checked
+ * against) about N/30 times a second instead of N.
  */
 export const PRODUCTION_THROTTLE_DELAYS_MS = [1000, 5000, 30_000] as const;
 
-/** How many times in a row a message has waited in a throttle queue while its endpoint failed. */
+/** How many times in a row a message has climbed the throttle ladder. */
 export const THROTTLED_HEADER = 'x-feedback-throttled';
 
 /**
@@ -43,15 +43,15 @@ export function webhookQueueNames(
 export type WebhookQueueNames = ReturnType<typeof webhookQueueNames>;
 
 /**
- * Where a message waits when its endpoint has no slot for it: the first rung, or, while the
- * endpoint fails, the rung after the one it last waited in (the last one repeated). Returns the
- * queue and the count to carry in THROTTLED_HEADER; a count that is not a whole number of
- * earlier waits (a header set by hand) counts as none.
+ * Where a message waits when its endpoint has no slot for it: the first rung, or, when it should
+ * climb (its endpoint fails, or has a large backlog), the rung after the one it last waited in
+ * (the last one repeated). Returns the queue and the count to carry in THROTTLED_HEADER; a count
+ * that is not a whole number of earlier waits (a header set by hand) counts as none.
  */
-export function throttleFor(queues: WebhookQueueNames, failing: boolean, header: unknown): { queue: string; throttled: number } {
+export function throttleFor(queues: WebhookQueueNames, climb: boolean, header: unknown): { queue: string; throttled: number } {
   const seen = typeof header === 'number' || typeof header === 'string' ? Number(header) : Number.NaN;
-  const waited = failing && Number.isSafeInteger(seen) && seen > 0 ? Math.min(seen, queues.throttles.length) : 0;
-  return { queue: queues.throttles[Math.min(waited, queues.throttles.length - 1)]!.queue, throttled: failing ? waited + 1 : 0 };
+  const waited = climb && Number.isSafeInteger(seen) && seen > 0 ? Math.min(seen, queues.throttles.length) : 0;
+  return { queue: queues.throttles[Math.min(waited, queues.throttles.length - 1)]!.queue, throttled: climb ? waited + 1 : 0 };
 }
 
 /**

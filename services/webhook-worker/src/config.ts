@@ -27,6 +27,12 @@ export const workerEnvironment = {
     description: "rising waits, in milliseconds, of a message whose endpoint already has enough attempts in flight: the first time, the second, and so on, the last repeated (tests shorten them)",
     default: ['1000', '5000', '30000'],
   }),
+  WEBHOOK_THROTTLE_CLIMB_PER_SECOND: integer({
+    description:
+      "attempts of one endpoint a second that may find no slot in one worker before they climb the throttle ladder although the endpoint answers (its backlog is then far more than its slots take)",
+    default: 100,
+    min: 1,
+  }),
   WEBHOOK_TIMEOUT_MS: integer({ description: 'time limit of one delivery attempt', default: 10_000, min: 100, max: 60_000 }),
   DELIVERY_PREFETCH: integer({ description: 'webhook requests one worker makes at once, from events and the deliver queue', default: 64, min: 1, max: 1000 }),
   RECORD_GATHER_MS: integer({
@@ -57,6 +63,7 @@ export interface WorkerConfig {
   extraCaFile: string;
   retryDelaysMs: number[];
   throttleDelaysMs: number[];
+  throttleClimbPerSecond: number;
   webhookTimeoutMs: number;
   deliveryPrefetch: number;
   perEndpointConcurrency: number;
@@ -95,6 +102,7 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
     extraCaFile: v.WEBHOOK_EXTRA_CA_FILE,
     retryDelaysMs: v.WEBHOOK_RETRY_DELAYS_MS.map(Number),
     throttleDelaysMs: throttles.map(Number),
+    throttleClimbPerSecond: v.WEBHOOK_THROTTLE_CLIMB_PER_SECOND,
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
     deliveryPrefetch: v.DELIVERY_PREFETCH,
     perEndpointConcurrency: v.PER_ENDPOINT_CONCURRENCY,

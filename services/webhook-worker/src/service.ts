@@ -103,7 +103,17 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     concurrency: config.deliveryPrefetch,
     perEndpointConcurrency: config.perEndpointConcurrency,
   });
-  const deliveries = consumeDeliveries({ broker, store, attempts, publisher, queues, logger, metrics, prefetch: config.deliveryPrefetch });
+  const deliveries = consumeDeliveries({
+    broker,
+    store,
+    attempts,
+    publisher,
+    queues,
+    logger,
+    metrics,
+    prefetch: config.deliveryPrefetch,
+    climbAfterPerSecond: config.throttleClimbPerSecond,
+  });
   const fanOut = new FanOut({ pool, publisher, queues, attempts, metrics });
   const events = consumeDomainEvents({
     broker,

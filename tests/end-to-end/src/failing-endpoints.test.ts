@@ -15,8 +15,16 @@ const receivers: HttpsReceiver[] = [];
 
 beforeAll(async () => {
   // Held answers must outlast whatever the test does meanwhile, however slow the machine.
-  // The throttle ladder shortened from 1, 5 and 30 s: the first rung as in production.
-  system = await startSystem({ DELIVERY_PREFETCH: '8', PER_ENDPOINT_CONCURRENCY: '4', WEBHOOK_TIMEOUT_MS: '30000', WEBHOOK_THROTTLE_DELAYS_MS: '1000,1500,4000' });
+  // The throttle ladder shortened from 1, 5 and 30 s (the first rung as in production), and
+  // climbed by an endpoint that answers once more than 2 of its attempts a second find no slot
+  // (100 in production), so that a test's few deliveries are a large backlog.
+  system = await startSystem({
+    DELIVERY_PREFETCH: '8',
+    PER_ENDPOINT_CONCURRENCY: '4',
+    WEBHOOK_TIMEOUT_MS: '30000',
+    WEBHOOK_THROTTLE_DELAYS_MS: '1000,1500,4000',
+    WEBHOOK_THROTTLE_CLIMB_PER_SECOND: '2',
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -148,6 +156,48 @@ describe('attempts waiting for an endpoint that is down', () => {
       await connection.close().catch(() => undefined);
     }
   }, 60_000);
+});
+
+describe('attempts waiting for an endpoint that answers slowly, behind a backlog far larger than it takes', () => {
+  it('climb the ladder too, and go once it answers', async () => {
+    const owner = await signUpTeam(system.api.url, 'pro');
+    const { appId, publicKey } = await createApp(system.api.url, owner.token, 'Slow app');
+    const { receiver, endpointId } = await receiverWithEndpoint(owner.token, appId, ['suggestion.created']);
+    // Its first answer is good but slow (the endpoint is struggling, not failing); every later
+    // request is held until the test lets them go.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    receiver.answer = (_request, index) => (index === 0 ? { status: 200, delayMs: 1_200 } : { status: 200, until: held });
+    const suggest = (title: string) => call(system.api.url, 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title, user: { external_id: 'u-1' } } });
+    const { retryDelaysMs, throttleDelaysMs } = readWorkerConfig(system.env).config;
+    const queues = webhookQueueNames(topologyNames(system.namespace), retryDelaysMs, throttleDelaysMs);
+    const connection = await amqplib.connect(AMQP_URL);
+    try {
+      const channel = await connection.createChannel();
+      const lastRung = async () => (await channel.checkQueue(queues.throttles.at(-1)!.queue)).messageCount;
+
+      await suggest('First');
+      await eventually(
+        () => system.worker.prisma.delivery.count({ where: { endpointId, status: 'delivered' } }).then((n) => (n === 1 ? true : undefined)),
+        { what: 'the slow first delivery', timeoutMs: 20_000 },
+      );
+      for (let n = 0; n < 10; n += 1) await suggest(`Backlog ${n}`);
+      // Two take the 2 slots of a struggling endpoint; the eight others come back to find none,
+      // more than 2 a second, and climb: most of them are on the last rung at once. (At the
+      // shortest wait, with a slow endpoint, none would ever be.)
+      await eventually(() => (receiver.received.length === 3 ? true : undefined), { what: 'both slots taken', timeoutMs: 20_000 });
+      await eventually(async () => ((await lastRung()) >= 6 ? true : undefined), { what: 'most of the backlog on the last rung', timeoutMs: 30_000 });
+
+      release();
+      await eventually(
+        () => system.worker.prisma.delivery.count({ where: { endpointId, status: 'delivered' } }).then((n) => (n === 11 ? true : undefined)),
+        { what: 'all eleven delivered', timeoutMs: 30_000 },
+      );
+    } finally {
+      release();
+      await connection.close().catch(() => undefined);
+    }
+  }, 90_000);
 });
 
 describe('a plan change that needs the worker', () => {

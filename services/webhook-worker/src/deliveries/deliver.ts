@@ -5,6 +5,7 @@ import { ATTEMPT_HEADER, MANUAL_HEADER, PermanentFailure, THROTTLED_HEADER, decl
 import type { Broker, ConfirmedPublisher, Consumer, WebhookQueueNames } from '@feedback/messaging';
 import type { AttemptMaker } from './attempt-maker.js';
 import type { AttemptStore } from './attempt-store.js';
+import { ThrottleRates } from './throttle-rates.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 
 export interface DeliverOptions {
@@ -17,6 +18,12 @@ export interface DeliverOptions {
   metrics: WebhookMetrics;
   /** Attempts one worker takes from the deliver queue at once. Default: 64. */
   prefetch?: number;
+  /**
+   * Attempts of one endpoint a second that may find no slot in this worker before they climb the
+   * throttle ladder although the endpoint answers: its backlog is then far more than its slots
+   * take. Default: 100.
+   */
+  climbAfterPerSecond?: number;
 }
 
 /**
@@ -26,6 +33,8 @@ export interface DeliverOptions {
  */
 export function consumeDeliveries(options: DeliverOptions): Consumer {
   const { store, queues, attempts } = options;
+  const throttleRates = new ThrottleRates();
+  const climbAfterPerSecond = options.climbAfterPerSecond ?? 100;
 
   async function attempt(message: { delivery_id: string }, raw: ConsumeMessage): Promise<void> {
     const number = Number(raw.properties.headers?.[ATTEMPT_HEADER] ?? 1);
@@ -51,11 +60,13 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     if (await attempts.make(delivery, number, { manual, redelivered: raw.fields.redelivered })) return;
     // This endpoint has enough in flight here, and is too slow (or struggling) for a short wait:
     // the message waits in a throttle queue, without an attempt, instead of holding a slot other
-    // endpoints' deliveries need. While the endpoint fails, each time the message comes back to
-    // find no slot it waits longer (the throttle ladder), so that the backlog of an endpoint that
-    // stalls for hours does not go round the broker and the database once a second. One that
-    // answers, however slowly, keeps the shortest wait, so its backlog goes at its pace.
-    const { queue, throttled } = throttleFor(queues, attempts.isFailing(delivery.endpointId), raw.properties.headers?.[THROTTLED_HEADER]);
+    // endpoints' deliveries need. While the endpoint fails, or its backlog going round here is
+    // far more than it takes, each time the message comes back to find no slot it waits longer
+    // (the throttle ladder), so that such a backlog does not go round the broker and the database
+    // once a second for hours. Otherwise the shortest wait, so a backlog goes at the endpoint's pace.
+    const backlog = throttleRates.note(delivery.endpointId);
+    const climb = attempts.isFailing(delivery.endpointId) || backlog > climbAfterPerSecond;
+    const { queue, throttled } = throttleFor(queues, climb, raw.properties.headers?.[THROTTLED_HEADER]);
     options.metrics.throttled.inc();
     await options.publisher.sendToQueue(queue, message, {
       messageId: delivery.id,
