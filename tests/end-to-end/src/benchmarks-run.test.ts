@@ -51,6 +51,12 @@ describe('benchmark scripts', () => {
     expect(output).toMatch(/publish to consumer: p50 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms/);
   }, 120_000);
 
+  it('throttle-churn prints what the backlog of a struggling endpoint costs, in each of its four cases', async () => {
+    const { code, output } = await runBenchmark('throttle-churn.mjs', { BENCH_BACKLOG: '20', BENCH_SETTLE_SECONDS: '1', BENCH_MEASURE_SECONDS: '1' });
+    expect({ code, output }).toMatchObject({ code: 0 });
+    expect(output.match(/(down|slow) endpoint, throttle waits [\d,]+ ms: \d+ attempts throttled a second \(21 deliveries, \d+ requests received\); CPU ms a second: worker \d+/g)).toHaveLength(4);
+  }, 180_000);
+
   it('auth-overhead compares both ways in and prints the ratio', async () => {
     const { code, output } = await runBenchmark('auth-overhead.mjs', { BENCH_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONNECTIONS: '4' });
     expect({ code, output }).toMatchObject({ code: 0 });
