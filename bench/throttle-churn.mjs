@@ -14,6 +14,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { benchEnvironment, quiet, proTeamWithApp, root } from './bench-support.mjs';
 import { cpuSnapshot } from './process-cpu.mjs';
@@ -34,8 +35,12 @@ const cases = [
 // case leaves queued must not reach the next.
 if (process.env.BENCH_CASE === undefined) {
   console.log(`backlog ${backlog} deliveries, measured over ${measureSeconds} s after the backlog has settled`);
+  let child;
+  // Ctrl-C reaches the case as well, which cleans up and exits; a termination is passed on to it.
+  process.on('SIGINT', () => undefined);
+  process.on('SIGTERM', () => child?.kill('SIGTERM'));
   for (const one of cases) {
-    const child = spawn(process.execPath, [new URL(import.meta.url).pathname], { env: { ...process.env, BENCH_CASE: JSON.stringify(one) }, stdio: 'inherit' });
+    child = spawn(process.execPath, [fileURLToPath(import.meta.url)], { env: { ...process.env, BENCH_CASE: JSON.stringify(one) }, stdio: 'inherit' });
     const [code] = await new Promise((resolve) => child.once('exit', (...args) => resolve(args)));
     if (code !== 0) process.exit(code ?? 1);
   }
@@ -80,7 +85,11 @@ const worker = spawn(process.execPath, [`${root}services/webhook-worker/dist/mai
   env: { PATH: process.env.PATH, ...env, HEALTH_PORT: String(workerHealthPort) },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
-process.on('exit', () => worker.kill('SIGKILL'));
+// The worker goes first, however the case ends: alive, it would declare again the queues that the
+// clean-up deletes.
+const stopWorker = () => worker.kill('SIGKILL');
+process.on('exit', stopWorker);
+for (const event of ['SIGINT', 'SIGTERM', 'uncaughtException', 'unhandledRejection']) process.prependListener(event, stopWorker);
 const throttled = async () => {
   const text = await (await fetch(`http://127.0.0.1:${workerHealthPort}/metrics`)).text();
   return Number(/^feedback_webhook_attempts_throttled_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
@@ -96,6 +105,7 @@ for (let tries = 0; ; tries += 1) {
 }
 
 const writer = new pg.Pool({ connectionString: bench.databaseUrl, max: 2 });
+writer.on('error', () => undefined); // its connections end with the database, at the clean-up
 async function writeEvents(count) {
   const rows = Array.from({ length: count }, () => {
     const id = randomUUID();
@@ -126,16 +136,17 @@ await sleep(settleSeconds * 1000);
 const cpuGroups = () => ({ worker: [worker.pid], bench: [process.pid] });
 const cpuBefore = cpuSnapshot(cpuGroups());
 const throttledBefore = await throttled();
+const startedAt = performance.now();
 await sleep(measureSeconds * 1000);
 const throttledAfter = await throttled();
 const cpuAfter = cpuSnapshot(cpuGroups());
-// In milliseconds a second; at least 0: a process that ended meanwhile (a database connection
-// closed) takes its CPU out of the second snapshot.
-const perSecond = (group) =>
-  cpuAfter && cpuBefore ? Math.max(0, Math.round((((cpuAfter[group] ?? 0) - (cpuBefore[group] ?? 0)) * 10) / measureSeconds)) : undefined;
+const seconds = (performance.now() - startedAt) / 1000;
+// In milliseconds a second (the snapshots count ticks of 10 ms); at least 0: a process that ended
+// meanwhile (a database connection closed) takes its CPU out of the second snapshot.
+const perSecond = (group) => (cpuAfter && cpuBefore ? Math.max(0, Math.round((((cpuAfter[group] ?? 0) - (cpuBefore[group] ?? 0)) * 10) / seconds)) : undefined);
 const { rows } = await writer.query(`SELECT count(*)::int AS n FROM webhooks.deliveries`);
 console.log(
-  `${endpoint} endpoint, throttle waits ${ladder} ms: ${Math.round((throttledAfter - throttledBefore) / measureSeconds)} attempts throttled a second ` +
+  `${endpoint} endpoint, throttle waits ${ladder} ms: ${Math.round((throttledAfter - throttledBefore) / seconds)} attempts throttled a second ` +
     `(${rows[0].n} deliveries, ${receiver.received.length} requests received); CPU ms a second: worker ${perSecond('worker')}, ` +
     `postgres ${perSecond('postgres')}, rabbitmq ${perSecond('rabbitmq')}`,
 );

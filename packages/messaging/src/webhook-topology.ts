@@ -12,10 +12,10 @@ export const MANUAL_HEADER = 'x-feedback-manual';
 
 /**
  * How long a message waits, when its endpoint already has enough attempts in flight, before it is
- * tried again: the first rung, or, while the endpoint keeps failing or has a large backlog, one
- * rung higher at each return (1 s, 5 s, then 30 s from the third on). A backlog of N messages
- * behind such an endpoint then goes round the broker (and the database, which each is checked
- * against) about N/30 times a second instead of N.
+ * tried again: the first rung, or, while the endpoint keeps failing (or struggles behind a large
+ * backlog), one rung higher at each return (1 s, 5 s, then 30 s from the third on). A backlog of
+ * N messages behind an endpoint that is down then goes round the broker (and the database, which
+ * each is checked against) about N/30 times a second instead of N.
  */
 export const PRODUCTION_THROTTLE_DELAYS_MS = [1000, 5000, 30_000] as const;
 

@@ -29,7 +29,7 @@ export const workerEnvironment = {
   }),
   WEBHOOK_THROTTLE_CLIMB_PER_SECOND: integer({
     description:
-      "attempts of one endpoint a second that may find no slot in one worker before they climb the throttle ladder although the endpoint answers (its backlog is then far more than its slots take)",
+      "attempts of a struggling endpoint (answers over a second) a second that may find no slot in one worker before they climb the throttle ladder although it answers (its backlog is then far more than its slots take)",
     default: 100,
     min: 1,
   }),

@@ -16,8 +16,8 @@ const receivers: HttpsReceiver[] = [];
 beforeAll(async () => {
   // Held answers must outlast whatever the test does meanwhile, however slow the machine.
   // The throttle ladder shortened from 1, 5 and 30 s (the first rung as in production), and
-  // climbed by an endpoint that answers once more than 2 of its attempts a second find no slot
-  // (100 in production), so that a test's few deliveries are a large backlog.
+  // climbed by a struggling endpoint that answers once more than 2 of its attempts a second find
+  // no slot (100 in production), so that a test's few deliveries are a large backlog.
   system = await startSystem({
     DELIVERY_PREFETCH: '8',
     PER_ENDPOINT_CONCURRENCY: '4',
@@ -198,6 +198,39 @@ describe('attempts waiting for an endpoint that answers slowly, behind a backlog
       await connection.close().catch(() => undefined);
     }
   }, 90_000);
+});
+
+describe('attempts waiting for a healthy endpoint, behind a backlog', () => {
+  it('keep the 1-second wait, so they come back spread over the second to refill its line', async () => {
+    const owner = await signUpTeam(system.api.url, 'pro');
+    const { appId, publicKey } = await createApp(system.api.url, owner.token, 'Busy app');
+    const { receiver } = await receiverWithEndpoint(owner.token, appId, ['suggestion.created']);
+    // Its first answer is good and fast (healthy); every later request is held, so its 4 slots
+    // stay taken and it stays healthy.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    receiver.answer = (_request, index) => (index === 0 ? { status: 200 } : { status: 200, until: held });
+    const suggest = (title: string) => call(system.api.url, 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title, user: { external_id: 'u-1' } } });
+    const { retryDelaysMs, throttleDelaysMs } = readWorkerConfig(system.env).config;
+    const queues = webhookQueueNames(topologyNames(system.namespace), retryDelaysMs, throttleDelaysMs);
+    const connection = await amqplib.connect(AMQP_URL);
+    try {
+      const channel = await connection.createChannel();
+      const waitingIn = async () => Promise.all(queues.throttles.map(async ({ queue }) => (await channel.checkQueue(queue)).messageCount));
+
+      await suggest('First');
+      await eventually(() => (receiver.received.length === 1 ? true : undefined), { what: 'the fast first delivery', timeoutMs: 20_000 });
+      for (let n = 0; n < 24; n += 1) await suggest(`Backlog ${n}`);
+      await eventually(() => (receiver.received.length === 5 ? true : undefined), { what: 'its 4 slots taken', timeoutMs: 20_000 });
+      // More than 2 a second find no slot (8 wait in line, the worker's share), yet none climbs.
+      await eventually(async () => ((await waitingIn())[0]! >= 3 ? true : undefined), { what: 'attempts throttled', timeoutMs: 20_000 });
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect((await waitingIn()).slice(1)).toEqual([0, 0]);
+    } finally {
+      release();
+      await connection.close().catch(() => undefined);
+    }
+  }, 60_000);
 });
 
 describe('a plan change that needs the worker', () => {

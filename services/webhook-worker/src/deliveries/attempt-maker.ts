@@ -164,6 +164,11 @@ export class AttemptMaker {
     return this.struggling.get(endpointId) === 'failing';
   }
 
+  /** Whether this endpoint's latest attempt here failed or took longer than `struggleAfterMs`. */
+  isStruggling(endpointId: string): boolean {
+    return this.struggling.has(endpointId);
+  }
+
   /** Attempts being made now, and waiting for a slot of the worker or of their endpoint (for metrics). */
   get slots(): { active: number; waiting: number } {
     return { active: this.limit.activeCount, waiting: this.limit.pendingCount + this.waitingInLines };

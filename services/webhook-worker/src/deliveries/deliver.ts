@@ -19,9 +19,9 @@ export interface DeliverOptions {
   /** Attempts one worker takes from the deliver queue at once. Default: 64. */
   prefetch?: number;
   /**
-   * Attempts of one endpoint a second that may find no slot in this worker before they climb the
-   * throttle ladder although the endpoint answers: its backlog is then far more than its slots
-   * take. Default: 100.
+   * Attempts of a struggling endpoint a second that may find no slot in this worker before they
+   * climb the throttle ladder although the endpoint answers: its backlog is then far more than its
+   * slots take. Default: 100.
    */
   climbAfterPerSecond?: number;
 }
@@ -60,12 +60,13 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     if (await attempts.make(delivery, number, { manual, redelivered: raw.fields.redelivered })) return;
     // This endpoint has enough in flight here, and is too slow (or struggling) for a short wait:
     // the message waits in a throttle queue, without an attempt, instead of holding a slot other
-    // endpoints' deliveries need. While the endpoint fails, or its backlog going round here is
-    // far more than it takes, each time the message comes back to find no slot it waits longer
-    // (the throttle ladder), so that such a backlog does not go round the broker and the database
-    // once a second for hours. Otherwise the shortest wait, so a backlog goes at the endpoint's pace.
+    // endpoints' deliveries need. While the endpoint fails, or struggles behind a backlog far
+    // larger than its 2 slots take, each time the message comes back to find no slot it waits
+    // longer (the throttle ladder), so that such a backlog does not go round the broker and the
+    // database once a second for hours. Otherwise the shortest wait, so a backlog goes at the
+    // endpoint's pace: a healthy endpoint's returns, spread over the second, refill its line.
     const backlog = throttleRates.note(delivery.endpointId);
-    const climb = attempts.isFailing(delivery.endpointId) || backlog > climbAfterPerSecond;
+    const climb = attempts.isFailing(delivery.endpointId) || (attempts.isStruggling(delivery.endpointId) && backlog > climbAfterPerSecond);
     const { queue, throttled } = throttleFor(queues, climb, raw.properties.headers?.[THROTTLED_HEADER]);
     options.metrics.throttled.inc();
     await options.publisher.sendToQueue(queue, message, {

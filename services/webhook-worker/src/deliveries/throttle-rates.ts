@@ -13,7 +13,7 @@ export class ThrottleRates {
   private readonly windows = new Map<string, { startedAt: number; count: number }>();
 
   /** Counts one more for this endpoint, and returns its count in the second now running. */
-  note(endpointId: string, now = Date.now()): number {
+  note(endpointId: string, now = performance.now()): number {
     let window = this.windows.get(endpointId);
     if (window === undefined || now - window.startedAt >= WINDOW_MS) {
       window = { startedAt: now, count: 0 };
