@@ -64,6 +64,13 @@ export async function benchEnvironment() {
   };
 }
 
+/** What a worker needs to seal secrets and send to a benchmark's local HTTPS receiver, whose certificate `caFile` signed. */
+export const localReceiverWorkerEnv = (caFile) => ({
+  SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'localhost',
+  WEBHOOK_EXTRA_CA_FILE: caFile,
+});
+
 export const quiet = (service) => createLogger({ service, level: 'error', transports: [new winston.transports.Console({ silent: true })] });
 
 /** Signs up a Pro team with one app through the dashboard; answers the session token, the app, and its key (shown by its first rotation). */

@@ -12,11 +12,11 @@
 // feedback_webhook_attempts_throttled_total), and the CPU the worker, PostgreSQL and RabbitMQ
 // spent a second meanwhile.
 import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { benchEnvironment, quiet, proTeamWithApp, root } from './bench-support.mjs';
+import { benchEnvironment, localReceiverWorkerEnv, quiet, proTeamWithApp, root } from './bench-support.mjs';
 import { cpuSnapshot } from './process-cpu.mjs';
 
 const backlog = Number(process.env.BENCH_BACKLOG ?? 2000);
@@ -65,9 +65,7 @@ const certificates = testCertificates();
 const workerHealthPort = await freePort();
 const env = {
   ...bench.env,
-  SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'localhost',
-  WEBHOOK_EXTRA_CA_FILE: certificates.caFile,
+  ...localReceiverWorkerEnv(certificates.caFile),
   // Held requests must not time out while the case is measured.
   WEBHOOK_TIMEOUT_MS: '60000',
   WEBHOOK_THROTTLE_DELAYS_MS: ladder,

@@ -10,11 +10,11 @@
 //
 // Targets: >= 3000 deliveries/s; p99 event-to-delivery latency < 25 ms at 500 events/s.
 import { fork, spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { openSync } from 'node:fs';
 import pg from 'pg';
-import { benchEnvironment, machineSpeedProbe, proTeamWithApp, quiet, root } from './bench-support.mjs';
+import { benchEnvironment, localReceiverWorkerEnv, machineSpeedProbe, proTeamWithApp, quiet, root } from './bench-support.mjs';
 import { percentile } from './percentile.mjs';
 import { cpuPerUnit, cpuSnapshot } from './process-cpu.mjs';
 
@@ -43,9 +43,7 @@ const databaseUrl = bench.databaseUrl;
 const certificates = testCertificates();
 const env = {
   ...bench.env,
-  SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'localhost',
-  WEBHOOK_EXTRA_CA_FILE: certificates.caFile,
+  ...localReceiverWorkerEnv(certificates.caFile),
   // One receiver takes every delivery here, so it may have 64 requests in flight instead of the
   // default 8. Measured one after the other (probe 51 to 64 ms): 3,421 and 2,743 deliveries/s with
   // one and two workers at 64, 3,005 and 2,571 at 8; latency at 500 events/s the same at both.

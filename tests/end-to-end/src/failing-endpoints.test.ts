@@ -113,24 +113,43 @@ describe('an attempt that waits for a slot', () => {
   }, 60_000);
 });
 
+/**
+ * An endpoint of a new app, whose first answer is `first` and which holds every later request
+ * until `release()` (its slots stay taken); with what the throttle tests watch.
+ */
+async function heldEndpoint(appName: string, first: { status: number; delayMs?: number }) {
+  const owner = await signUpTeam(system.api.url, 'pro');
+  const { appId, publicKey } = await createApp(system.api.url, owner.token, appName);
+  const { receiver, endpointId } = await receiverWithEndpoint(owner.token, appId, ['suggestion.created']);
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  receiver.answer = (_request, index) => (index === 0 ? first : { status: 200, until: held });
+  const { retryDelaysMs, throttleDelaysMs } = readWorkerConfig(system.env).config;
+  const queues = webhookQueueNames(topologyNames(system.namespace), retryDelaysMs, throttleDelaysMs);
+  const connection = await amqplib.connect(AMQP_URL);
+  const channel = await connection.createChannel();
+  return {
+    receiver,
+    endpointId,
+    release,
+    suggest: (title: string) => call(system.api.url, 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title, user: { external_id: 'u-1' } } }),
+    /** Messages waiting in each throttle queue, the first rung first. */
+    waitingIn: () => Promise.all(queues.throttles.map(async ({ queue }) => (await channel.checkQueue(queue)).messageCount)),
+    delivered: () => system.worker.prisma.delivery.count({ where: { endpointId, status: 'delivered' } }),
+    async close() {
+      release();
+      await connection.close().catch(() => undefined);
+    },
+  };
+}
+
 describe('attempts waiting for an endpoint that is down', () => {
   it('wait longer each time they find no slot, not once a second for as long as it is down; and go once it answers', async () => {
-    const owner = await signUpTeam(system.api.url, 'pro');
-    const { appId, publicKey } = await createApp(system.api.url, owner.token, 'Down app');
-    const { receiver, endpointId } = await receiverWithEndpoint(owner.token, appId, ['suggestion.created']);
-    // It fails its first attempt at once (so the endpoint is failing), then holds every request
-    // until the test lets them go: a receiver that went down with its connections left open.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    receiver.answer = (_request, index) => (index === 0 ? { status: 503 } : { status: 200, until: held });
-    const suggest = (title: string) => call(system.api.url, 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title, user: { external_id: 'u-1' } } });
-    const { retryDelaysMs, throttleDelaysMs } = readWorkerConfig(system.env).config;
-    const queues = webhookQueueNames(topologyNames(system.namespace), retryDelaysMs, throttleDelaysMs);
-    const connection = await amqplib.connect(AMQP_URL);
+    // It fails its first attempt at once (so the endpoint is failing), then holds every request:
+    // a receiver that went down with its connections left open.
+    const endpoint = await heldEndpoint('Down app', { status: 503 });
+    const { receiver, endpointId, suggest } = endpoint;
     try {
-      const channel = await connection.createChannel();
-      const waitingIn = async () => Promise.all(queues.throttles.map(async ({ queue }) => (await channel.checkQueue(queue)).messageCount));
-
       await suggest('First');
       // Its retry (50 ms later) takes one of the 2 slots a struggling endpoint has, and is held.
       await eventually(() => (receiver.received.length === 2 ? true : undefined), { what: 'the failed attempt and its retry', timeoutMs: 20_000 });
@@ -138,97 +157,61 @@ describe('attempts waiting for an endpoint that is down', () => {
       // One more takes the second slot; five find none, and climb the ladder: 1 s, 1.5 s, then 4 s
       // at every return. (Once a second, they would never be in the last queue.)
       await eventually(() => (receiver.received.length === 3 ? true : undefined), { what: 'the second slot taken', timeoutMs: 20_000 });
-      await eventually(async () => ((await waitingIn()).join(',') === '0,0,5' ? true : undefined), { what: 'five waiting on the last rung', timeoutMs: 20_000 });
+      await eventually(async () => ((await endpoint.waitingIn()).join(',') === '0,0,5' ? true : undefined), { what: 'five waiting on the last rung', timeoutMs: 20_000 });
       // Waiting is not an attempt (and the two held are recorded once answered).
       const waiting = await system.worker.prisma.delivery.findMany({ where: { endpointId }, select: { attempts: true } });
       expect(waiting.map((delivery) => delivery.attempts).sort()).toEqual([0, 0, 0, 0, 0, 0, 1]);
 
       // It answers again: the held requests succeed, and the five go at their next return.
-      release();
-      await eventually(
-        () => system.worker.prisma.delivery.count({ where: { endpointId, status: 'delivered' } }).then((n) => (n === 7 ? true : undefined)),
-        { what: 'all seven delivered', timeoutMs: 20_000 },
-      );
+      endpoint.release();
+      await eventually(async () => ((await endpoint.delivered()) === 7 ? true : undefined), { what: 'all seven delivered', timeoutMs: 20_000 });
       const attempts = await system.worker.prisma.delivery.findMany({ where: { endpointId }, select: { attempts: true } });
       expect(attempts.map((delivery) => delivery.attempts).sort()).toEqual([1, 1, 1, 1, 1, 1, 2]);
     } finally {
-      release();
-      await connection.close().catch(() => undefined);
+      await endpoint.close();
     }
   }, 60_000);
 });
 
 describe('attempts waiting for an endpoint that answers slowly, behind a backlog far larger than it takes', () => {
   it('climb the ladder too, and go once it answers', async () => {
-    const owner = await signUpTeam(system.api.url, 'pro');
-    const { appId, publicKey } = await createApp(system.api.url, owner.token, 'Slow app');
-    const { receiver, endpointId } = await receiverWithEndpoint(owner.token, appId, ['suggestion.created']);
-    // Its first answer is good but slow (the endpoint is struggling, not failing); every later
-    // request is held until the test lets them go.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    receiver.answer = (_request, index) => (index === 0 ? { status: 200, delayMs: 1_200 } : { status: 200, until: held });
-    const suggest = (title: string) => call(system.api.url, 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title, user: { external_id: 'u-1' } } });
-    const { retryDelaysMs, throttleDelaysMs } = readWorkerConfig(system.env).config;
-    const queues = webhookQueueNames(topologyNames(system.namespace), retryDelaysMs, throttleDelaysMs);
-    const connection = await amqplib.connect(AMQP_URL);
+    // Its first answer is good but slow: the endpoint is struggling, not failing.
+    const endpoint = await heldEndpoint('Slow app', { status: 200, delayMs: 1_200 });
+    const { receiver, suggest } = endpoint;
     try {
-      const channel = await connection.createChannel();
-      const lastRung = async () => (await channel.checkQueue(queues.throttles.at(-1)!.queue)).messageCount;
-
       await suggest('First');
-      await eventually(
-        () => system.worker.prisma.delivery.count({ where: { endpointId, status: 'delivered' } }).then((n) => (n === 1 ? true : undefined)),
-        { what: 'the slow first delivery', timeoutMs: 20_000 },
-      );
+      await eventually(async () => ((await endpoint.delivered()) === 1 ? true : undefined), { what: 'the slow first delivery', timeoutMs: 20_000 });
       for (let n = 0; n < 10; n += 1) await suggest(`Backlog ${n}`);
       // Two take the 2 slots of a struggling endpoint; the eight others come back to find none.
       // The first 2 each second keep the 1-second wait, the others climb: most of them are on
       // the last rung at once. (At the shortest wait, with a slow endpoint, none would ever be.)
       await eventually(() => (receiver.received.length === 3 ? true : undefined), { what: 'both slots taken', timeoutMs: 20_000 });
-      await eventually(async () => ((await lastRung()) >= 5 ? true : undefined), { what: 'most of the backlog on the last rung', timeoutMs: 30_000 });
+      await eventually(async () => ((await endpoint.waitingIn()).at(-1)! >= 5 ? true : undefined), { what: 'most of the backlog on the last rung', timeoutMs: 30_000 });
 
-      release();
-      await eventually(
-        () => system.worker.prisma.delivery.count({ where: { endpointId, status: 'delivered' } }).then((n) => (n === 11 ? true : undefined)),
-        { what: 'all eleven delivered', timeoutMs: 30_000 },
-      );
+      endpoint.release();
+      await eventually(async () => ((await endpoint.delivered()) === 11 ? true : undefined), { what: 'all eleven delivered', timeoutMs: 30_000 });
     } finally {
-      release();
-      await connection.close().catch(() => undefined);
+      await endpoint.close();
     }
   }, 90_000);
 });
 
 describe('attempts waiting for a healthy endpoint, behind a backlog', () => {
   it('keep the 1-second wait, so they come back spread over the second to refill its line', async () => {
-    const owner = await signUpTeam(system.api.url, 'pro');
-    const { appId, publicKey } = await createApp(system.api.url, owner.token, 'Busy app');
-    const { receiver } = await receiverWithEndpoint(owner.token, appId, ['suggestion.created']);
-    // Its first answer is good and fast (healthy); every later request is held, so its 4 slots
-    // stay taken and it stays healthy.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    receiver.answer = (_request, index) => (index === 0 ? { status: 200 } : { status: 200, until: held });
-    const suggest = (title: string) => call(system.api.url, 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title, user: { external_id: 'u-1' } } });
-    const { retryDelaysMs, throttleDelaysMs } = readWorkerConfig(system.env).config;
-    const queues = webhookQueueNames(topologyNames(system.namespace), retryDelaysMs, throttleDelaysMs);
-    const connection = await amqplib.connect(AMQP_URL);
+    // Its first answer is good and fast: healthy, and it stays so while its 4 slots are held.
+    const endpoint = await heldEndpoint('Busy app', { status: 200 });
+    const { receiver, suggest } = endpoint;
     try {
-      const channel = await connection.createChannel();
-      const waitingIn = async () => Promise.all(queues.throttles.map(async ({ queue }) => (await channel.checkQueue(queue)).messageCount));
-
       await suggest('First');
       await eventually(() => (receiver.received.length === 1 ? true : undefined), { what: 'the fast first delivery', timeoutMs: 20_000 });
       for (let n = 0; n < 24; n += 1) await suggest(`Backlog ${n}`);
       await eventually(() => (receiver.received.length === 5 ? true : undefined), { what: 'its 4 slots taken', timeoutMs: 20_000 });
       // More than 2 a second find no slot (8 wait in line, the worker's share), yet none climbs.
-      await eventually(async () => ((await waitingIn())[0]! >= 3 ? true : undefined), { what: 'attempts throttled', timeoutMs: 20_000 });
+      await eventually(async () => ((await endpoint.waitingIn())[0]! >= 3 ? true : undefined), { what: 'attempts throttled', timeoutMs: 20_000 });
       await new Promise((resolve) => setTimeout(resolve, 3_000));
-      expect((await waitingIn()).slice(1)).toEqual([0, 0]);
+      expect((await endpoint.waitingIn()).slice(1)).toEqual([0, 0]);
     } finally {
-      release();
-      await connection.close().catch(() => undefined);
+      await endpoint.close();
     }
   }, 60_000);
 });
