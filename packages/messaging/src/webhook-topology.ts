@@ -44,7 +44,7 @@ export type WebhookQueueNames = ReturnType<typeof webhookQueueNames>;
 
 /**
  * Where a message waits when its endpoint has no slot for it: the first rung, or, when it should
- * climb (its endpoint fails, or has a large backlog), the rung after the one it last waited in
+ * climb (its endpoint fails, or struggles behind a large backlog), the rung after the one it last waited in
  * (the last one repeated). Returns the queue and the count to carry in THROTTLED_HEADER; a count
  * that is not a whole number of earlier waits (a header set by hand) counts as none.
  */
