@@ -89,8 +89,11 @@ const session = { token };
 const app = { id: created.app.id, public_key: created.app.public_key };
 
 const workers = [startWorker()];
-// Worker processes do not outlive the benchmark, however it ends.
-process.on('exit', () => workers.forEach((worker) => worker.kill('SIGKILL')));
+// Worker processes do not outlive the benchmark, however it ends, and go before its clean-up:
+// alive, they would declare again the queues that it deletes.
+const stopWorkers = () => workers.forEach((worker) => worker.kill('SIGKILL'));
+process.on('exit', stopWorkers);
+for (const event of ['SIGINT', 'SIGTERM', 'uncaughtException', 'unhandledRejection']) process.prependListener(event, stopWorkers);
 for (let n = 0; n < endpointsPerApp; n += 1) {
   for (let tries = 0; ; tries += 1) {
     const answer = await dashboard('POST', `/apps/${app.id}/webhooks`, session.token, { name: `E${n}`, url: receiverUrl, events: ['suggestion.created'] });
