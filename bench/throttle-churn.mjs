@@ -13,7 +13,6 @@
 // spent a second meanwhile.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { benchEnvironment, localReceiverWorkerEnv, quiet, proTeamWithApp, root } from './bench-support.mjs';
@@ -48,17 +47,9 @@ if (process.env.BENCH_CASE === undefined) {
 }
 
 const { endpoint, ladder } = JSON.parse(process.env.BENCH_CASE);
-const { HttpsReceiver, testCertificates } = await import(`${root}packages/test-support/dist/index.js`);
+const { HttpsReceiver, freePort, testCertificates } = await import(`${root}packages/test-support/dist/index.js`);
 const { startAuthority, readAuthorityConfig } = await import(`${root}services/authority/dist/service.js`);
 const { startApi, readApiConfig } = await import(`${root}services/api/dist/service.js`);
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 
 const bench = await benchEnvironment();
 const certificates = testCertificates();

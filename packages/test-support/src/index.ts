@@ -4,5 +4,6 @@ export { createMigratedTestDatabase, createTestDatabase, createTestNamespace, de
 export type { MigratedTestDatabase, TestDatabase } from './isolation.js';
 export { TcpProxy } from './tcp-proxy.js';
 export { eventually } from './eventually.js';
+export { freePort } from './free-port.js';
 export { HttpsReceiver, testCertificates } from './https-receiver.js';
 export type { ReceivedRequest, TestCertificates } from './https-receiver.js';

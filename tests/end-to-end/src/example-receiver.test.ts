@@ -4,12 +4,10 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { eventually, testCertificates } from '@feedback/test-support';
+import { eventually, freePort, testCertificates } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
 import { startSystem } from './system.js';
@@ -32,14 +30,6 @@ let secret: string;
 let endpointId: string;
 let receiver: RunningReceiver;
 const notifications: Array<Record<string, unknown>> = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port: free } = server.address() as AddressInfo;
-  server.close();
-  return free;
-}
 
 async function startReceiver(env: Record<string, string> = {}): Promise<RunningReceiver> {
   const certificates = testCertificates();

@@ -9,6 +9,7 @@ import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } from '@feedback
 import type { SecretBox } from '../endpoints/signing-secrets.js';
 import type { WebhookSender } from '../outbound/webhook-sender.js';
 import type { AttemptStore, AttemptTarget } from './attempt-store.js';
+import { noteMostRecent } from './recent-notes.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 
 export interface AttemptMakerOptions {
@@ -47,9 +48,6 @@ export interface MakeOptions {
  * to notice that it has recovered, few enough that several failing endpoints cannot fill the worker.
  */
 const STRUGGLING_PER_ENDPOINT = 2;
-
-/** Struggling endpoints, and healthy endpoints' typical answer times, remembered per process. */
-const ENDPOINTS_KEPT = 10_000;
 
 /** Unsealed secrets kept per process; past this many, the cache starts again. */
 const OPENED_SECRETS_KEPT = 10_000;
@@ -290,15 +288,12 @@ export class AttemptMaker {
   }
 
   /**
-   * Notes an endpoint as struggling, most recent last. The oldest note goes past ENDPOINTS_KEPT:
-   * an endpoint deleted, or no longer sent anything, would otherwise stay for the process's life.
-   * Attempts waiting for its slots go elsewhere now, rather than wait on a slow receiver.
+   * Notes an endpoint as struggling, most recent last (see noteMostRecent). Attempts waiting for
+   * its slots go elsewhere now, rather than wait on a slow receiver.
    */
   private markStruggling(endpointId: string, how: 'slow' | 'failing'): void {
     this.typicalMs.delete(endpointId);
-    this.struggling.delete(endpointId);
-    this.struggling.set(endpointId, how);
-    if (this.struggling.size > ENDPOINTS_KEPT) this.struggling.delete(this.struggling.keys().next().value!);
+    noteMostRecent(this.struggling, endpointId, how);
     const line = this.lines.get(endpointId);
     if (line) {
       this.lines.delete(endpointId);
@@ -316,10 +311,7 @@ export class AttemptMaker {
   private markHealthy(endpointId: string, durationMs: number): void {
     this.struggling.delete(endpointId);
     const typical = this.typicalMs.get(endpointId);
-    // Most recent last, so the oldest goes first past ENDPOINTS_KEPT.
-    this.typicalMs.delete(endpointId);
-    this.typicalMs.set(endpointId, typical === undefined ? durationMs : 0.8 * typical + 0.2 * durationMs);
-    if (this.typicalMs.size > ENDPOINTS_KEPT) this.typicalMs.delete(this.typicalMs.keys().next().value!);
+    noteMostRecent(this.typicalMs, endpointId, typical === undefined ? durationMs : 0.8 * typical + 0.2 * durationMs);
   }
 
   /**

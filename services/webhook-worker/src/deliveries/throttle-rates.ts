@@ -1,5 +1,4 @@
-/** Endpoints whose count is kept per process; past this many, the oldest is forgotten. */
-const ENDPOINTS_KEPT = 10_000;
+import { noteMostRecent } from './recent-notes.js';
 
 const WINDOW_MS = 1000;
 
@@ -17,10 +16,7 @@ export class ThrottleRates {
     let window = this.windows.get(endpointId);
     if (window === undefined || now - window.startedAt >= WINDOW_MS) {
       window = { startedAt: now, count: 0 };
-      // Most recent last, so the oldest goes first past ENDPOINTS_KEPT.
-      this.windows.delete(endpointId);
-      this.windows.set(endpointId, window);
-      if (this.windows.size > ENDPOINTS_KEPT) this.windows.delete(this.windows.keys().next().value!);
+      noteMostRecent(this.windows, endpointId, window);
     }
     window.count += 1;
     return window.count;
