@@ -217,6 +217,75 @@ describe('privacy', () => {
     }
   });
 
+  /** Two suggestions, one by each user, each commented on by the other; their database ids. */
+  async function mutualCommenters(first: string, second: string) {
+    const ids: number[] = [];
+    for (const [author, commenter] of [[first, second], [second, first]] as const) {
+      const suggestion = await widget('/suggestions', { title: `Idea of ${author}`, user: { external_id: author, name: author } });
+      expect((await widget(`/suggestions/${suggestion.body['id']}/comments`, { body: 'Agreed', user: { external_id: commenter, name: commenter } })).status).toBe(201);
+      const stored = await system.api.prisma.suggestion.findFirstOrThrow({ where: { appId, authorExternalId: author }, select: { id: true } });
+      ids.push(stored.id);
+    }
+    return ids;
+  }
+
+  const lockCount = async (client: pg.Client) =>
+    (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0]!.n;
+
+  it('erases two users who commented on each other\'s suggestions at the same moment, both answered 200', async () => {
+    const suggestions = await mutualCommenters('mutual-a', 'mutual-b');
+    const holder = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
+    await holder.connect();
+    let erasures: Array<ReturnType<typeof api>> = [];
+    try {
+      // Both erasures wait on the two suggestions, then start together: each once took its own
+      // user's suggestion first and then the other's, and one of them died in a deadlock (500).
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM api.suggestions WHERE id = ANY ($1::int[]) FOR UPDATE', [suggestions]);
+      erasures = [api('DELETE', '/privacy/users/mutual-a'), api('DELETE', '/privacy/users/mutual-b')];
+      await eventually(async () => ((await lockCount(holder)) === 2 ? true : undefined), { timeoutMs: 5000, what: 'both erasures to wait' });
+      await holder.query('COMMIT');
+      for (const answer of await Promise.all(erasures)) {
+        expect(answer.status).toBe(200);
+        expect(answer.body).toMatchObject({ suggestions_anonymised: 1, comments_deleted: 1 });
+      }
+      const counts = await system.api.prisma.suggestion.findMany({ where: { id: { in: suggestions } }, select: { commentCount: true, authorExternalId: true } });
+      expect(counts).toEqual([
+        { commentCount: 0, authorExternalId: null },
+        { commentCount: 0, authorExternalId: null },
+      ]);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await Promise.allSettled(erasures);
+      await holder.end();
+    }
+  });
+
+  it('runs again, and answers 200, when PostgreSQL ends it to break a deadlock with another transaction', async () => {
+    const [theirs, other] = await mutualCommenters('deadlocked-a', 'deadlocked-b');
+    const holder = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
+    await holder.connect();
+    let erasure: ReturnType<typeof api> | undefined;
+    try {
+      // The other transaction waits longer before checking for a deadlock, so PostgreSQL ends the erasure's.
+      await holder.query('BEGIN');
+      await holder.query(`SET LOCAL deadlock_timeout = '20s'`);
+      await holder.query('SELECT id FROM api.suggestions WHERE id = $1 FOR UPDATE', [other]);
+      erasure = api('DELETE', '/privacy/users/deadlocked-a');
+      await eventually(async () => ((await lockCount(holder)) === 1 ? true : undefined), { timeoutMs: 5000, what: 'the erasure to wait' });
+      // The erasure holds its user's suggestion and waits for the other; this now waits for theirs.
+      await holder.query('UPDATE api.suggestions SET comment_count = comment_count WHERE id = $1', [theirs]);
+      await holder.query('COMMIT');
+      const answer = await erasure;
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ suggestions_anonymised: 1, comments_deleted: 1 });
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await Promise.allSettled([erasure]);
+      await holder.end();
+    }
+  });
+
   it('needs privacy:read to export and privacy:write to erase', async () => {
     await call(url(), 'PATCH', `/dashboard/v1/apps/${appId}/api-key`, { token: owner.token, body: { remove: ['privacy:read', 'privacy:write'] } });
     expect((await api('GET', '/privacy/users/x')).body).toMatchObject({ required_scope: 'privacy:read' });

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { retryOnConflict } from '@feedback/database';
 import { Prisma } from '../database.js';
 import type { PrismaClient } from '../database.js';
 import { ERASED_REQUEST_HASH } from '../idempotency/idempotent.js';
@@ -87,7 +88,18 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
   // Longer than Prisma's 5 s: an event of theirs that the relay is publishing at that moment is
   // waited for (see eraseFromOutbox), which takes up to the broker's 5 s confirm timeout if the
   // broker goes away during that batch.
-  return prisma.$transaction(async (tx) => {
+  // Safe to run again from the start: nothing of a transaction PostgreSQL ended is kept, and a
+  // second erasure of the same user finds only what is still there.
+  return retryOnConflict(() => prisma.$transaction(async (tx) => {
+    // Every suggestion this changes, locked first and in id order: its own (anonymised) and those
+    // it commented on (one comment fewer). Taken as the statements below reach them, two erasures
+    // of users who commented on each other's suggestions each held one and waited for the other.
+    await tx.$queryRaw`
+      SELECT id FROM api.suggestions
+      WHERE app_id = ${appId} AND (author_external_id = ${externalId}
+        OR id IN (SELECT suggestion_id FROM api.suggestion_comments WHERE app_id = ${appId} AND author_external_id = ${externalId}))
+      ORDER BY id
+      FOR UPDATE`;
     const anonymised = await tx.suggestion.updateMany({
       where: { appId, authorExternalId: externalId },
       // The idea stays on the board, the person goes: no id, no name.
@@ -120,7 +132,7 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
       events_withheld: withheld,
       events_anonymised: eventsAnonymised,
     };
-  }, { timeout: 15_000 });
+  }, { timeout: 15_000 }));
 }
 
 /**

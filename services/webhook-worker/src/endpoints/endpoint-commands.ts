@@ -1,6 +1,7 @@
 import { WEBHOOK_ENDPOINT_LIMITS } from '@feedback/contracts';
 import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import { RpcError } from '@feedback/messaging';
+import { postgresErrorCode } from '@feedback/database';
 import type { EventName, Plan } from '@feedback/contracts';
 import type { Prisma, PrismaClient, WebhookEndpoint } from '../generated/prisma/client.js';
 import type { EndpointUrlPolicy } from '../outbound/endpoint-url-policy.js';
@@ -35,11 +36,8 @@ function deletedMeanwhile(error: unknown): never {
   throw error;
 }
 
-/** PostgreSQL's lock_not_available (55P03), as Prisma's driver adapter reports a raw query's failure. */
-function isLockTimeout(error: unknown): boolean {
-  const meta = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } }).meta;
-  return meta?.driverAdapterError?.cause?.originalCode === '55P03';
-}
+/** PostgreSQL's lock_not_available. */
+const isLockTimeout = (error: unknown) => postgresErrorCode(error) === '55P03';
 
 /** A team's plan as the authority has it now. */
 export type CurrentPlan = (teamId: string) => Promise<Plan>;

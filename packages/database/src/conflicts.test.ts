@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { postgresErrorCode, retryOnConflict } from './index.js';
+
+const postgresUrl = process.env['TEST_POSTGRES_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+let client: pg.Client;
+
+beforeAll(async () => {
+  client = new pg.Client({ connectionString: postgresUrl });
+  await client.connect();
+});
+
+afterAll(async () => {
+  await client.end();
+});
+
+/** A real failure from PostgreSQL with the given condition name, inside a transaction that is then rolled back. */
+async function failWith(condition: string): Promise<never> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`DO $$ BEGIN RAISE EXCEPTION 'ended' USING ERRCODE = '${condition}'; END $$`);
+  } finally {
+    await client.query('ROLLBACK');
+  }
+  throw new Error('unreachable');
+}
+
+describe('postgresErrorCode', () => {
+  it('reads the SQLSTATE from node-postgres and from Prisma driver adapter errors, and nothing else', async () => {
+    expect(postgresErrorCode(await client.query('SELECT 1 / 0').catch((error: unknown) => error))).toBe('22012');
+    // The shape Prisma 7 gives for a deadlock in an interactive transaction (P2034).
+    const prismaError = { code: 'P2034', meta: { driverAdapterError: { cause: { originalCode: '40P01', kind: 'TransactionWriteConflict' } } } };
+    expect(postgresErrorCode(prismaError)).toBe('40P01');
+    expect(postgresErrorCode({ code: 'P2002' })).toBeUndefined();
+    expect(postgresErrorCode(new Error('connection refused'))).toBeUndefined();
+    expect(postgresErrorCode(undefined)).toBeUndefined();
+  });
+});
+
+describe('retryOnConflict', () => {
+  it('runs a transaction ended by a deadlock or serialization failure again, and answers what the next run answers', async () => {
+    const ended = ['deadlock_detected', 'serialization_failure'];
+    let runs = 0;
+    const answer = await retryOnConflict(async () => {
+      const condition = ended[runs++];
+      return condition ? failWith(condition) : 'committed';
+    });
+    expect(answer).toBe('committed');
+    expect(runs).toBe(3);
+  });
+
+  it('gives up after its attempts with the last conflict', async () => {
+    let runs = 0;
+    const failure = await retryOnConflict(() => {
+      runs++;
+      return failWith('deadlock_detected');
+    }, 2).catch((error: unknown) => error);
+    expect(postgresErrorCode(failure)).toBe('40P01');
+    expect(runs).toBe(2);
+  });
+
+  it('throws any other failure at once', async () => {
+    let runs = 0;
+    const failure = await retryOnConflict(() => {
+      runs++;
+      return failWith('unique_violation');
+    }).catch((error: unknown) => error);
+    expect(postgresErrorCode(failure)).toBe('23505');
+    expect(runs).toBe(1);
+  });
+});
