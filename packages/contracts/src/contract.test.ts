@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ContractViolation, domainEventContract } from './index.js';
+import { ContractViolation, defineContract, domainEventContract, requiredText } from './index.js';
 
 const event = {
   id: '0b7f6a2e-4d0e-4c39-9f4c-8e9a0e1d2c3b',
@@ -44,6 +44,20 @@ describe('contracts', () => {
       throw new Error('expected a violation');
     } catch (error) {
       expect((error as ContractViolation).violations).toContainEqual({ field: '/app', message: 'is required' });
+    }
+  });
+
+  it('refuses required text that is white space alone, saying so', () => {
+    const named = defineContract('named', { type: 'object', required: ['name'], properties: { name: requiredText(10) } } as const);
+    expect(named.parse({ name: ' Ada ' })).toEqual({ name: ' Ada ' });
+    for (const blank of ['', ' ', '\t\n', '\u00a0', '\u3000']) {
+      expect(named.is({ name: blank })).toBe(false);
+    }
+    try {
+      named.parse({ name: '  ' });
+      throw new Error('expected a violation');
+    } catch (error) {
+      expect((error as ContractViolation).violations).toEqual([{ field: '/name', message: 'must not be blank' }]);
     }
   });
 

@@ -32,6 +32,12 @@ export class ContractViolation extends Error {
   }
 }
 
+/** The pattern of text that is more than white space (a name, a title, a message): at least one other character. */
+export const NOT_BLANK = '\\S';
+
+/** Required text that people read: 1 to `max` characters, not white space alone. */
+export const requiredText = <const N extends number>(max: N) => ({ type: 'string', minLength: 1, maxLength: max, pattern: NOT_BLANK }) as const;
+
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, useDefaults: false });
 (addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
 
@@ -48,7 +54,9 @@ function toViolation(error: ErrorObject): Violation {
         ? 'is not allowed'
         : error.keyword === 'required'
           ? 'is required'
-          : (error.message ?? 'is invalid'),
+          : error.keyword === 'pattern' && (error.params as { pattern: string }).pattern === NOT_BLANK
+            ? 'must not be blank'
+            : (error.message ?? 'is invalid'),
   };
 }
 

@@ -1,4 +1,4 @@
-export { defineContract, ContractViolation } from './contract.js';
+export { defineContract, ContractViolation, NOT_BLANK, requiredText } from './contract.js';
 export type { Contract, Violation } from './contract.js';
 export { authorSchema, senderSchema } from './identity.js';
 export { domainEventContract, EVENT_NAMES } from './domain-event.js';

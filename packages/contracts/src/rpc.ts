@@ -1,4 +1,4 @@
-import { defineContract } from './contract.js';
+import { defineContract, requiredText } from './contract.js';
 import { EVENT_NAMES } from './domain-event.js';
 import {
   actorSchema,
@@ -132,7 +132,7 @@ const endpointId = { type: 'string', format: 'uuid' } as const;
 const deliveryId = { type: 'string', format: 'uuid' } as const;
 
 const endpointFields = {
-  name: { type: 'string', minLength: 1, maxLength: 100 },
+  name: requiredText(100),
   url: { type: 'string', minLength: 1, maxLength: 2048 },
   events: { type: 'array', items: { enum: EVENT_NAMES }, minItems: 1, uniqueItems: true },
 } as const;
@@ -210,8 +210,8 @@ export const rpcMethods = {
       required: ['team_name', 'name', 'email', 'password'],
       additionalProperties: false,
       properties: {
-        team_name: { type: 'string', minLength: 1, maxLength: 200 },
-        name: { type: 'string', minLength: 1, maxLength: 200 },
+        team_name: requiredText(200),
+        name: requiredText(200),
         email: { type: 'string', format: 'email', maxLength: 320 },
         password: { type: 'string', minLength: 12, maxLength: 200 },
       },
@@ -254,7 +254,7 @@ export const rpcMethods = {
   /** Owner or Admin; only an Owner adds an Admin or an Owner. Errors: email_taken. */
   'authority.addMember': {
     request: defineContract('authority.addMember.request', withActor({
-      name: { type: 'string', minLength: 1, maxLength: 200 },
+      name: requiredText(200),
       email: { type: 'string', format: 'email', maxLength: 320 },
       password: { type: 'string', minLength: 12, maxLength: 200 },
       role: { enum: ROLES },
@@ -277,7 +277,7 @@ export const rpcMethods = {
   },
   /** Owner or Admin. The key's value is not in the result: it is shown only by a rotation. */
   'authority.createApp': {
-    request: defineContract('authority.createApp.request', withActor({ name: { type: 'string', minLength: 1, maxLength: 200 } }, ['name'])),
+    request: defineContract('authority.createApp.request', withActor({ name: requiredText(200) }, ['name'])),
     result: defineContract('authority.createApp.result', {
       type: 'object',
       required: ['app', 'api_key'],

@@ -55,6 +55,21 @@ describe('sign-up and sign-in', () => {
     expect(short.body).toMatchObject({ error: 'validation_failed', field: '/password' });
   });
 
+  it.each([
+    ['team_name', { team_name: ' ', name: 'N' }],
+    ['name', { team_name: 'T', name: '\u00a0' }],
+  ])('refuses a %s that is white space alone, naming the field', async (field, names) => {
+    const blank = await call(url(), 'POST', '/dashboard/v1/sign-up', { body: { ...names, email: `blank-${field}@example.com`, password: 'a long enough password' } });
+    expect(blank.status).toBe(400);
+    expect(blank.body).toMatchObject({ error: 'validation_failed', field: `/${field}`, message: expect.stringContaining('must not be blank') });
+  });
+
+  it('refuses an app name that is white space alone, naming the field', async () => {
+    const blank = await call(url(), 'POST', '/dashboard/v1/apps', { token: owner.token, body: { name: '  ' } });
+    expect(blank.status).toBe(400);
+    expect(blank.body).toMatchObject({ error: 'validation_failed', field: '/name' });
+  });
+
   it('signs in with the right password and answers the same error for a wrong password and an unknown email', async () => {
     expect((await signIn(owner.email, owner.password)).status).toBe(200);
     const wrong = await signIn(owner.email, 'not the password at all');

@@ -219,6 +219,16 @@ describe('bad input', () => {
     expect(await response.json()).toMatchObject({ error: 'validation_failed', field });
   });
 
+  it.each([
+    ['a suggestion title', '/api/v1/suggestions', { title: ' \t\n\u00a0', author: { external_id: 'u' } }, '/title'],
+    ['a ticket subject', '/api/v1/tickets', { subject: '   ', body: 'Help', author: { external_id: 'u' } }, '/subject'],
+    ['a ticket body', '/api/v1/tickets', { subject: 'Help', body: '\u2003', author: { external_id: 'u' } }, '/body'],
+  ])('gets 400 validation_failed for %s that is white space alone', async (_case, path, body, field) => {
+    const response = await post(path, body);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'validation_failed', field, message: expect.stringContaining('must not be blank') });
+  });
+
   it('gets 400 malformed_json for a body that is not JSON', async () => {
     const response = await fetch(`${url()}/api/v1/suggestions`, {
       method: 'POST',

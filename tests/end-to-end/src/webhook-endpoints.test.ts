@@ -95,6 +95,19 @@ describe('webhook endpoints', () => {
     expect(String(refused.body['message'])).toContain(reason);
   });
 
+  it('are refused with a field name for a name that is white space alone, on creation and on change', async () => {
+    const refused = await webhooks('POST', '', endpoint('   '));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error: 'validation_failed', field: '/name', message: expect.stringContaining('must not be blank') });
+    const created = await webhooks('POST', '', endpoint('Named'));
+    expect(created.status).toBe(201);
+    const id = (created.body['endpoint'] as { id: string }).id;
+    const renamed = await webhooks('PATCH', `/${id}`, { name: '\t' });
+    expect(renamed.status).toBe(400);
+    expect(renamed.body).toMatchObject({ error: 'validation_failed', field: '/name' });
+    await webhooks('DELETE', `/${id}`);
+  });
+
   it('are refused with a field name for an unknown event', async () => {
     const refused = await webhooks('POST', '', endpoint('Bad', { events: ['suggestion.deleted'] }));
     expect(refused.status).toBe(400);

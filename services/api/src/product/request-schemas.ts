@@ -1,9 +1,9 @@
-import { MAX_RECORD_ID, SUGGESTION_STATUSES, TICKET_STATUSES, defineContract } from '@feedback/contracts';
+import { MAX_RECORD_ID, SUGGESTION_STATUSES, TICKET_STATUSES, defineContract, requiredText } from '@feedback/contracts';
 import { endUserSchema } from './end-user-schema.js';
 
 /** Bodies of the widget and dashboard product actions. */
 
-const text = (max: number) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
+const text = requiredText;
 
 export const widgetSuggestionRequest = defineContract('widget-suggestion-request', {
   type: 'object',

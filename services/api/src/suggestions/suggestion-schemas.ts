@@ -1,4 +1,4 @@
-import { defineContract } from '@feedback/contracts';
+import { defineContract, requiredText } from '@feedback/contracts';
 import { endUserSchema } from '../product/end-user-schema.js';
 
 /** Body of POST /api/v1/suggestions. */
@@ -7,7 +7,7 @@ export const createSuggestionRequest = defineContract('create-suggestion-request
   required: ['title', 'author'],
   additionalProperties: false,
   properties: {
-    title: { type: 'string', minLength: 1, maxLength: 200 },
+    title: requiredText(200),
     body: { type: ['string', 'null'], maxLength: 10_000 },
     author: endUserSchema,
   },

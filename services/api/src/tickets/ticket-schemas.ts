@@ -1,4 +1,4 @@
-import { defineContract } from '@feedback/contracts';
+import { defineContract, requiredText } from '@feedback/contracts';
 import { endUserSchema } from '../product/end-user-schema.js';
 
 /** Body of POST /api/v1/tickets. */
@@ -7,8 +7,8 @@ export const createTicketRequest = defineContract('create-ticket-request', {
   required: ['subject', 'body', 'author'],
   additionalProperties: false,
   properties: {
-    subject: { type: 'string', minLength: 1, maxLength: 200 },
-    body: { type: 'string', minLength: 1, maxLength: 20_000, description: 'The first message of the ticket.' },
+    subject: requiredText(200),
+    body: { ...requiredText(20_000), description: 'The first message of the ticket.' },
     author: endUserSchema,
   },
 } as const);
