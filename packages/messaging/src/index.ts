@@ -5,7 +5,7 @@ export type { PublishOptions } from './publisher.js';
 export { startConsumer, consumeQueue, PermanentFailure } from './consumer.js';
 export type { Consumer, ConsumerOptions } from './consumer.js';
 export { serveRpc, RpcClient, RpcError, RpcTimeoutError } from './rpc.js';
-export type { RpcHandlers, RpcServer } from './rpc.js';
+export type { RpcCall, RpcHandlers, RpcServer } from './rpc.js';
 export { topologyNames, declareExchanges, QUORUM_QUEUE } from './topology.js';
 export type { TopologyNames } from './topology.js';
 export { AcknowledgedBroadcast, BroadcastTimeoutError, acknowledgeBroadcast } from './acknowledged-broadcast.js';

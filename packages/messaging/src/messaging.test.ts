@@ -111,6 +111,62 @@ describe('messaging over a real broker', () => {
     }
   });
 
+  it("tells a handler when its caller stops waiting, and does not run a request taken after that", async () => {
+    const patient = topologyNames(createTestNamespace());
+    const handled: Array<{ key: string; deadlineIn: number; goneAtEnd: boolean }> = [];
+    const server = serveRpc(broker, logger, {
+      service: 'authority',
+      names: patient,
+      handlers: {
+        'authority.verifySecretKey': async ({ key_hash }, call) => {
+          const answer = { key_id: 'k1', app: { id: 1, public_key: 'pk_live_x' }, team_id: 't1', plan: 'pro' as const, scopes: [], full_access: false };
+          if (key_hash.startsWith('c')) return answer; // the warm-up
+          const deadlineIn = call.deadline - Date.now();
+          await new Promise((resolve) => setTimeout(resolve, 400));
+          let goneAtEnd = false;
+          try {
+            call.throwIfCallerGone();
+          } catch (error) {
+            goneAtEnd = (error as RpcError).code === 'service_unavailable';
+          }
+          handled.push({ key: key_hash.slice(0, 1), deadlineIn, goneAtEnd });
+          return answer;
+        },
+      },
+    });
+    const client = new RpcClient(broker, logger, { names: patient, timeoutMs: 250 });
+    const connection = await amqplib.connect(amqpUrl);
+    try {
+      const warm = new RpcClient(broker, logger, { names: patient, timeoutMs: 3000 });
+      await eventually(() => warm.call('authority.verifySecretKey', { key_hash: 'c'.repeat(64) }), { what: 'the server to answer' }).finally(() => warm.close());
+      await expect(client.call('authority.verifySecretKey', { key_hash: 'a'.repeat(64) })).rejects.toBeInstanceOf(RpcTimeoutError);
+      await eventually(async () => (handled.length === 1 ? true : undefined), { what: 'the handler to end' });
+      expect(handled[0]).toMatchObject({ key: 'a', goneAtEnd: true });
+      expect(handled[0]!.deadlineIn).toBeGreaterThan(0);
+      expect(handled[0]!.deadlineIn).toBeLessThanOrEqual(250);
+
+      // A request whose caller had given up before it was taken: answered, never handled.
+      const channel = await connection.createChannel();
+      const { queue: replies } = await channel.assertQueue('', { exclusive: true });
+      const answered = new Promise<unknown>((resolve) => {
+        void channel.consume(replies, (message) => message && resolve(JSON.parse(message.content.toString('utf8'))), { noAck: true });
+      });
+      channel.sendToQueue(patient.rpcQueue('authority'), Buffer.from(JSON.stringify({ key_hash: 'b'.repeat(64) })), {
+        type: 'authority.verifySecretKey',
+        replyTo: replies,
+        correlationId: 'late',
+        headers: { 'x-feedback-deadline': Date.now() - 1 },
+      });
+      await expect(answered).resolves.toMatchObject({ ok: false, error: { code: 'service_unavailable' } });
+      expect(handled.map((call) => call.key)).toEqual(['a']);
+    } finally {
+      await connection.close();
+      await client.close();
+      await server.stop();
+      await deleteBrokerObjects(amqpUrl, { queues: [patient.rpcQueue('authority')], exchanges: [] });
+    }
+  });
+
   it('recovers after the broker connection drops: topology is declared again and nothing confirmed is lost', async () => {
     const received: number[] = [];
     const consumer = startConsumer(broker, logger, {

@@ -12,10 +12,10 @@ import { consumeQueue } from './consumer.js';
 import type { Consumer } from './consumer.js';
 import type { TopologyNames } from './topology.js';
 
-/** An expected failure of an RPC method, with a stable code the caller can branch on. */
 /** The message of a reply the caller's contract refuses: the answering side's fault. */
 const UNREADABLE_REPLY = 'The service answered in a form this caller does not accept.';
 
+/** An expected failure of an RPC method, with a stable code the caller can branch on. */
 export class RpcError extends Error {
   override readonly name = 'RpcError';
   constructor(
@@ -37,7 +37,33 @@ export class RpcTimeoutError extends Error {
 
 const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
 
-export type RpcHandlers = { [M in RpcMethod]?: (request: RpcRequest<M>) => Promise<RpcResult<M>> };
+/** Our header on a request: when its caller stops waiting, in milliseconds since the epoch. */
+const DEADLINE_HEADER = 'x-feedback-deadline';
+
+/** What a handler knows of the call it answers. */
+export interface RpcCall {
+  /** When the caller stops waiting (milliseconds since the epoch; Infinity if it did not say). */
+  readonly deadline: number;
+  /**
+   * Throws once the caller has stopped waiting. For a handler to call just before it commits a
+   * change whose answer only the caller can use (a signing secret shown once): the caller has
+   * already told its user the request failed, and would press again.
+   */
+  throwIfCallerGone(): void;
+}
+
+export type RpcHandlers = { [M in RpcMethod]?: (request: RpcRequest<M>, call: RpcCall) => Promise<RpcResult<M>> };
+
+function rpcCall(message: ConsumeMessage): RpcCall {
+  const header: unknown = message.properties.headers?.[DEADLINE_HEADER];
+  const deadline = typeof header === 'number' && Number.isFinite(header) ? header : Infinity;
+  return {
+    deadline,
+    throwIfCallerGone() {
+      if (Date.now() >= deadline) throw new RpcError('service_unavailable', 'The request took longer than its caller waits, so nothing was changed. Retry shortly.');
+    },
+  };
+}
 
 function serviceOf(method: string): string {
   return method.slice(0, method.indexOf('.'));
@@ -90,13 +116,18 @@ export function serveRpc(
     const started = process.hrtime.bigint();
     const method = message.properties.type as string;
     const log = logger.child({ rpc: method, correlationId: message.properties.correlationId });
+    const call = rpcCall(message);
     let reply: RpcReply;
     try {
       const contract = rpcMethods[method as RpcMethod];
-      const handler = options.handlers[method as RpcMethod] as ((request: unknown) => Promise<unknown>) | undefined;
+      const handler = options.handlers[method as RpcMethod] as ((request: unknown, call: RpcCall) => Promise<unknown>) | undefined;
       if (!contract || !handler) throw new RpcError('unknown_method', `${method} is not served by ${options.service}`);
       const request = contract.request.parse(JSON.parse(message.content.toString('utf8')));
-      const result = contract.result.parse(await handler(request));
+      // Reached after its caller gave up (the queue's expiration drops only what waits at its
+      // head; a busy process can be late to read it): not worth doing, and a change made now
+      // would be one nobody learns of.
+      call.throwIfCallerGone();
+      const result = contract.result.parse(await handler(request, call));
       reply = { ok: true, result };
     } catch (error) {
       if (error instanceof RpcError) {
@@ -204,6 +235,9 @@ export class RpcClient {
         contentType: 'application/json',
         // A request nobody picked up in time is dropped, never answered late.
         expiration: String(timeoutMs),
+        // For the handler, which may still be working when this caller gives up (RpcCall). On
+        // the wall clock, so between hosts it is as good as their clocks' agreement.
+        headers: { [DEADLINE_HEADER]: Date.now() + timeoutMs },
         timeout: timeoutMs,
       })
       .catch(() => undefined); // a publish that fails surfaces as the call's timeout

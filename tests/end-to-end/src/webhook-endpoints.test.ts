@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
 import { Broker, RpcClient, topologyNames } from '@feedback/messaging';
 import pg from 'pg';
@@ -187,6 +187,80 @@ describe('plan limits', () => {
     }
     expect((await webhooks('GET', '', undefined, team.token, app)).body['items']).toEqual([]);
     expect((await webhooks('POST', '', endpoint('Now'), team.token, app)).status).toBe(201);
+  });
+
+  describe('a creation or rotation still running when its caller gives up', () => {
+    const silent = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
+    let broker: Broker;
+    let impatient: RpcClient;
+    let holder: pg.Client;
+
+    beforeAll(async () => {
+      broker = Broker.connect({ url: system.env['AMQP_URL']!, connectionName: 'impatient-dashboard', logger: silent });
+      // A dashboard that waits half a second for the worker.
+      impatient = new RpcClient(broker, silent, { names: topologyNames(system.namespace), timeoutMs: 500 });
+      await broker.waitUntilConnected(5000);
+    });
+
+    beforeEach(async () => {
+      holder = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
+      await holder.connect();
+    });
+
+    afterEach(async () => {
+      await holder.end();
+    });
+
+    afterAll(async () => {
+      await impatient.close();
+      await broker.close();
+    });
+
+    const waitingFor = (holderPid: number) =>
+      eventually(async () => {
+        const { rows } = await holder.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [holderPid]);
+        return rows[0].n >= 1 ? true : undefined;
+      }, { what: 'the worker to wait for the lock' });
+
+    it('is not committed: no endpoint whose secret nobody saw, and no second one when the member presses again', async () => {
+      const team = await signUpTeam(url(), 'pro');
+      const app = (await createApp(url(), team.token, 'Impatient')).appId;
+      const teamId = (await call<{ id: string }>(url(), 'GET', '/dashboard/v1/team', { token: team.token })).body.id;
+      const holderPid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+      await holder.query(`SELECT pg_advisory_lock(hashtext($1))`, [`endpoints:${teamId}`]);
+      const late = impatient.call('webhook-worker.createEndpoint', { owner: { team_id: teamId, app_id: app, plan: 'pro' }, name: 'Late', url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
+      await waitingFor(holderPid);
+      await expect(late).rejects.toMatchObject({ code: 'rpc_timeout' });
+      // Released within the worker's own 2 s wait for the lock: the creation goes on, past its caller.
+      await holder.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`endpoints:${teamId}`]);
+      // Pressed again: it waits for the lock behind the late one, so that one has ended by now.
+      expect((await webhooks('POST', '', endpoint('Again'), team.token, app)).status).toBe(201);
+      const items = (await webhooks('GET', '', undefined, team.token, app)).body['items'] as Array<{ name: string }>;
+      expect(items.map((item) => item.name)).toEqual(['Again']);
+    });
+
+    it('is not committed: the endpoint keeps signing with the secret its receiver has', async () => {
+      const created = await webhooks('POST', '', endpoint('Signing'));
+      const id = (created.body['endpoint'] as { id: string }).id;
+      const sealed = async () => (await system.worker.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } })).secretEncrypted;
+      const before = await sealed();
+      const holderPid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM webhooks.webhook_endpoints WHERE id = $1 FOR UPDATE', [id]);
+      const teamId = (await call<{ id: string }>(url(), 'GET', '/dashboard/v1/team', { token: owner.token })).body.id;
+      const late = impatient.call('webhook-worker.rotateEndpointSecret', { owner: { team_id: teamId, app_id: appId, plan: 'starter' }, endpoint_id: id });
+      await waitingFor(holderPid);
+      await expect(late).rejects.toMatchObject({ code: 'rpc_timeout' });
+      await holder.query('COMMIT');
+      // A change after it waits for the row behind the late rotation, so that one has ended by now.
+      expect((await webhooks('PATCH', `/${id}`, { name: 'Still signing' })).status).toBe(200);
+      expect(await sealed()).toBe(before);
+      // Pressed again, with a caller that waits: rotated.
+      const rotated = await webhooks('POST', `/${id}/rotate-secret`);
+      expect(rotated.status).toBe(200);
+      expect(await sealed()).not.toBe(before);
+      await webhooks('DELETE', `/${id}`);
+    });
   });
 
   it('answer 404, not a failure, to a change, rotation or deletion that finds the endpoint deleted since it was looked up', async () => {

@@ -1,6 +1,7 @@
 import { WEBHOOK_ENDPOINT_LIMITS } from '@feedback/contracts';
 import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import { RpcError } from '@feedback/messaging';
+import type { RpcCall } from '@feedback/messaging';
 import { postgresErrorCode } from '@feedback/database';
 import type { EventName, Plan } from '@feedback/contracts';
 import type { Prisma, PrismaClient, WebhookEndpoint } from '../generated/prisma/client.js';
@@ -50,7 +51,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
   const owned = (owner: Owner, endpointId: string) => findOwnedEndpoint(prisma, owner, endpointId);
 
   return {
-    async create(request: RpcRequest<'webhook-worker.createEndpoint'>): Promise<RpcResult<'webhook-worker.createEndpoint'>> {
+    async create(request: RpcRequest<'webhook-worker.createEndpoint'>, call: RpcCall): Promise<RpcResult<'webhook-worker.createEndpoint'>> {
       const url = await urls.check(request.url);
       const secret = generateSigningSecret();
       const endpoint = await prisma.$transaction(async (tx) => {
@@ -72,7 +73,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
             limit === 0 ? 'Webhooks are not included in the Free plan. Upgrade to Starter or Pro.' : `The ${plan} plan includes up to ${limit} webhook endpoints. Upgrade to Pro for more.`,
           );
         }
-        return tx.webhookEndpoint.create({
+        const created = await tx.webhookEndpoint.create({
           data: {
             teamId: request.owner.team_id,
             appId: request.owner.app_id,
@@ -82,6 +83,11 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
             secretEncrypted: secrets.seal(secret),
           },
         });
+        // The dashboard that gave up told its member the creation failed: committed now, the
+        // endpoint would take deliveries signed with a secret nobody saw, and the member would
+        // press again and get a second one.
+        call.throwIfCallerGone();
+        return created;
         // A little longer than Prisma's default 5 s: the transaction may wait 2 s for the team's
         // lock and RPC_TIMEOUT_MS (3 s) for the authority. With the URL check's 3 s before it,
         // still inside the dashboard's 10 s.
@@ -127,11 +133,19 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
       return {};
     },
 
-    async rotateSecret(request: RpcRequest<'webhook-worker.rotateEndpointSecret'>): Promise<RpcResult<'webhook-worker.rotateEndpointSecret'>> {
+    async rotateSecret(request: RpcRequest<'webhook-worker.rotateEndpointSecret'>, call: RpcCall): Promise<RpcResult<'webhook-worker.rotateEndpointSecret'>> {
       const endpoint = await owned(request.owner, request.endpoint_id);
       const secret = generateSigningSecret();
       // An attempt reads the secret when its turn comes (AttemptMaker), so the old one is never used again after this.
-      const updated = await prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: secrets.seal(secret) } }).catch(deletedMeanwhile);
+      const updated = await prisma
+        .$transaction(async (tx) => {
+          const rotated = await tx.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: secrets.seal(secret) } });
+          // Committed after the dashboard gave up, every delivery from now on would be signed
+          // with a secret nobody saw, and the receiver would refuse them all.
+          call.throwIfCallerGone();
+          return rotated;
+        })
+        .catch(deletedMeanwhile);
       return { endpoint: endpointView(updated), signing_secret: secret };
     },
   };
