@@ -45,11 +45,12 @@ export interface RpcCall {
   /** When the caller stops waiting (milliseconds since the epoch; Infinity if it did not say). */
   readonly deadline: number;
   /**
-   * Throws once the caller has stopped waiting. For a handler to call just before it commits a
-   * change whose answer only the caller can use (a signing secret shown once): the caller has
-   * already told its user the request failed, and would press again.
+   * Throws once the caller has stopped waiting, or will have before `stillNeededMs` more have
+   * passed (the work the handler still has to do after this point). For a handler to call just
+   * before it commits a change whose answer only the caller can use (a secret shown once): the
+   * caller has already told its user the request failed, and the user would press again.
    */
-  throwIfCallerGone(): void;
+  throwIfCallerGone(stillNeededMs?: number): void;
 }
 
 export type RpcHandlers = { [M in RpcMethod]?: (request: RpcRequest<M>, call: RpcCall) => Promise<RpcResult<M>> };
@@ -59,8 +60,10 @@ function rpcCall(message: ConsumeMessage): RpcCall {
   const deadline = typeof header === 'number' && Number.isFinite(header) ? header : Infinity;
   return {
     deadline,
-    throwIfCallerGone() {
-      if (Date.now() >= deadline) throw new RpcError('service_unavailable', 'The request took longer than its caller waits, so nothing was changed. Retry shortly.');
+    throwIfCallerGone(stillNeededMs = 0) {
+      if (Date.now() + stillNeededMs >= deadline) {
+        throw new RpcError('service_unavailable', 'The request could not finish before its caller stops waiting, so nothing was changed. Retry shortly.');
+      }
     },
   };
 }

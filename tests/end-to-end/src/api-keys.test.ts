@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { hashSecretKey } from '@feedback/keys';
+import { createLogger } from '@feedback/logging';
+import { Broker, RpcClient, topologyNames } from '@feedback/messaging';
 import { eventually } from '@feedback/test-support';
+import pg from 'pg';
+import winston from 'winston';
 import { call, createApp, grantScopes, signUpTeam } from './dashboard.js';
 import type { Answer, Owner } from './dashboard.js';
 import { startSystem } from './system.js';
@@ -152,6 +156,47 @@ describe('revoke, restore and rotate', () => {
     expect(old.status).toBe(401);
     expect(old.body).toMatchObject({ error: 'invalid_api_key' });
     expect((await createSuggestion(fresh)).status).toBe(201);
+  });
+
+  it('rotate: not committed when it would end after the dashboard stopped waiting; the key in use keeps working', async () => {
+    const { appId, secretKey } = await newApp('Impatient');
+    await grantScopes(url(), owner.token, appId, ['suggestions:write']);
+    const keyRow = () => system.authority.prisma.apiKey.findFirstOrThrow({ where: { appId } });
+    const before = await keyRow();
+    const silent = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
+    const broker = Broker.connect({ url: system.env['AMQP_URL']!, connectionName: 'impatient-dashboard', logger: silent });
+    // A dashboard that waits 1.5 s: enough for the rotation and the key change's 1 s notice, unless the rotation is held up.
+    const impatient = new RpcClient(broker, silent, { names: topologyNames(system.namespace), timeoutMs: 1500 });
+    const holder = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
+    await holder.connect();
+    try {
+      await broker.waitUntilConnected(5000);
+      const holderPid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM authority.api_keys WHERE id = $1 FOR UPDATE', [before.id]);
+      const late = impatient.call('authority.rotateKey', { actor: { member_id: owner.memberId, team_id: owner.teamId }, app_id: appId });
+      await eventually(async () => {
+        const { rows } = await holder.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [holderPid]);
+        return rows[0].n >= 1 ? true : undefined;
+      }, { what: 'the rotation to wait for the key' });
+      // Held until less than the notice's second is left: the rotation must not commit.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await holder.query('COMMIT');
+      // Refused at once (or, on a machine slow enough, after the caller gave up): either way not committed.
+      const refused = await late.then(() => undefined, (error: unknown) => error as { code?: string });
+      expect(['service_unavailable', 'rpc_timeout']).toContain(refused?.code);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+      await impatient.close();
+      await broker.close();
+    }
+    const after = await keyRow();
+    expect(after.keyHash).toBe(before.keyHash);
+    expect(after.rotatedAt).toEqual(before.rotatedAt);
+    expect((await createSuggestion(secretKey)).status).toBe(201);
+    const audit = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key/audit`);
+    expect((audit.body['items'] as Array<{ action: string }>).filter((item) => item.action === 'rotated')).toHaveLength(1);
   });
 
   it('rotate: refused with 409 key_revoked while the key is revoked, which stays revoked and unchanged', async () => {

@@ -18,8 +18,8 @@ export class KeyChangeNotifier {
     private readonly names: TopologyNames,
     private readonly logger: Logger,
     private readonly leases: ApiInstanceLeases,
-    /** How long to wait for every api instance. Default: 3000. */
-    private readonly timeoutMs = 3000,
+    /** How long a change waits for every api instance to confirm it. Default: 3000. */
+    readonly timeoutMs = 3000,
   ) {
     this.broadcast = new AcknowledgedBroadcast(broker, {
       name: 'key-change-notifier',

@@ -1,6 +1,7 @@
 import type { RpcRequest, RpcResult, Scope } from '@feedback/contracts';
 import { generatePublicKey, generateSecretKey } from '@feedback/keys';
 import { RpcError } from '@feedback/messaging';
+import type { RpcCall } from '@feedback/messaging';
 import type { KeyAction, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { KEY_MANAGERS, loadActor, requireRole } from '../access/actor.js';
 import { apiKeyView, appView, keyAuditView } from '../views.js';
@@ -134,7 +135,7 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
       return apiKeyView(updated);
     },
 
-    async rotateKey({ actor, app_id }: RpcRequest<'authority.rotateKey'>): Promise<RpcResult<'authority.rotateKey'>> {
+    async rotateKey({ actor, app_id }: RpcRequest<'authority.rotateKey'>, call: RpcCall): Promise<RpcResult<'authority.rotateKey'>> {
       const { member, key } = await authorize(actor, app_id, 'rotate API keys');
       const secret = generateSecretKey();
       const updated = await prisma.$transaction(async (tx) => {
@@ -143,10 +144,16 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
           throw new RpcError('key_revoked', 'A revoked key cannot be rotated. Restore it first, then rotate it.');
         }
         await audit(tx, member, key.appId, 'rotated');
-        return tx.apiKey.update({
+        const rotated = await tx.apiKey.update({
           where: { id: key.id },
           data: { keyHash: secret.hash, displayPrefix: secret.displayPrefix, rotatedAt: new Date() },
         });
+        // The new key is shown only in this answer, and the old one stops working at the commit:
+        // committed after the dashboard gave up (the notice to the api instances may take up to
+        // its own time limit), every call of the team's integration would be refused with a key
+        // nobody saw.
+        call.throwIfCallerGone(notifier.timeoutMs);
+        return rotated;
       });
       try {
         await notifier.notify({ key_ids: [key.id], reason: 'rotated' });
