@@ -37,13 +37,20 @@ export class RpcTimeoutError extends Error {
 
 const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
 
-/** Our header on a request: when its caller stops waiting, in milliseconds since the epoch. */
-const DEADLINE_HEADER = 'x-feedback-deadline';
+/**
+ * Our header on a request: how long its caller waits for the answer, in milliseconds. A time
+ * limit rather than a moment, so that hosts whose clocks disagree still agree on it.
+ */
+const TIME_LIMIT_HEADER = 'x-feedback-time-limit-ms';
 
 /** What a handler knows of the call it answers. */
 export interface RpcCall {
-  /** When the caller stops waiting (milliseconds since the epoch; Infinity if it did not say). */
-  readonly deadline: number;
+  /**
+   * Milliseconds until the caller stops waiting (Infinity if it did not say), counted from when
+   * this process took the request: the moments it waited in the queue are not known here, and
+   * the queue's own expiration (the same time limit) drops a request that waited too long.
+   */
+  remainingMs(): number;
   /**
    * Throws once the caller has stopped waiting, or will have before `stillNeededMs` more have
    * passed (the work the handler still has to do after this point). For a handler to call just
@@ -56,12 +63,13 @@ export interface RpcCall {
 export type RpcHandlers = { [M in RpcMethod]?: (request: RpcRequest<M>, call: RpcCall) => Promise<RpcResult<M>> };
 
 function rpcCall(message: ConsumeMessage): RpcCall {
-  const header: unknown = message.properties.headers?.[DEADLINE_HEADER];
-  const deadline = typeof header === 'number' && Number.isFinite(header) ? header : Infinity;
+  const header: unknown = message.properties.headers?.[TIME_LIMIT_HEADER];
+  const deadline = typeof header === 'number' && header >= 0 ? performance.now() + header : Infinity;
+  const remainingMs = () => deadline - performance.now();
   return {
-    deadline,
+    remainingMs,
     throwIfCallerGone(stillNeededMs = 0) {
-      if (Date.now() + stillNeededMs >= deadline) {
+      if (remainingMs() <= stillNeededMs) {
         throw new RpcError('service_unavailable', 'The request could not finish before its caller stops waiting, so nothing was changed. Retry shortly.');
       }
     },
@@ -126,10 +134,6 @@ export function serveRpc(
       const handler = options.handlers[method as RpcMethod] as ((request: unknown, call: RpcCall) => Promise<unknown>) | undefined;
       if (!contract || !handler) throw new RpcError('unknown_method', `${method} is not served by ${options.service}`);
       const request = contract.request.parse(JSON.parse(message.content.toString('utf8')));
-      // Reached after its caller gave up (the queue's expiration drops only what waits at its
-      // head; a busy process can be late to read it): not worth doing, and a change made now
-      // would be one nobody learns of.
-      call.throwIfCallerGone();
       const result = contract.result.parse(await handler(request, call));
       reply = { ok: true, result };
     } catch (error) {
@@ -238,9 +242,8 @@ export class RpcClient {
         contentType: 'application/json',
         // A request nobody picked up in time is dropped, never answered late.
         expiration: String(timeoutMs),
-        // For the handler, which may still be working when this caller gives up (RpcCall). On
-        // the wall clock, so between hosts it is as good as their clocks' agreement.
-        headers: { [DEADLINE_HEADER]: Date.now() + timeoutMs },
+        // For the handler, which may still be working when this caller gives up (RpcCall).
+        headers: { [TIME_LIMIT_HEADER]: timeoutMs },
         timeout: timeoutMs,
       })
       .catch(() => undefined); // a publish that fails surfaces as the call's timeout
