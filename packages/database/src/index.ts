@@ -3,4 +3,4 @@ export type { MigrationOptions } from './migrations.js';
 export { createPool, createPrismaAdapter } from './prisma-adapter.js';
 export type { PoolOptions } from './prisma-adapter.js';
 export { deleteInBatches } from './delete-in-batches.js';
-export { postgresErrorCode, retryOnConflict } from './conflicts.js';
+export { isTransactionConflict, postgresErrorCode, retryOnConflict } from './conflicts.js';

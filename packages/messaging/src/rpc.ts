@@ -38,38 +38,52 @@ export class RpcTimeoutError extends Error {
 const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
 
 /**
- * Our header on a request: how long its caller waits for the answer, in milliseconds. A time
- * limit rather than a moment, so that hosts whose clocks disagree still agree on it.
+ * Our headers on a request: how long its caller waits for the answer (milliseconds), and when it
+ * sent it (milliseconds since the epoch), so the handler can take off the time the request spent
+ * on its way, as far as the two hosts' clocks agree.
  */
 const TIME_LIMIT_HEADER = 'x-feedback-time-limit-ms';
+const SENT_AT_HEADER = 'x-feedback-sent-at';
+
+/** Kept back by `throwIfCallerGone` for what follows it: the commit, and the answer's way back. */
+const ANSWER_ALLOWANCE_MS = 250;
 
 /** What a handler knows of the call it answers. */
 export interface RpcCall {
-  /**
-   * Milliseconds until the caller stops waiting (Infinity if it did not say), counted from when
-   * this process took the request: the moments it waited in the queue are not known here, and
-   * the queue's own expiration (the same time limit) drops a request that waited too long.
-   */
+  /** Milliseconds until the caller stops waiting (Infinity if it did not say). */
   remainingMs(): number;
   /**
-   * Throws once the caller has stopped waiting, or will have before `stillNeededMs` more have
-   * passed (the work the handler still has to do after this point). For a handler to call just
-   * before it commits a change whose answer only the caller can use (a secret shown once): the
-   * caller has already told its user the request failed, and the user would press again.
+   * Throws unless the caller will still be waiting after `stillNeededMs` more (the work the
+   * handler has left after this point) and the commit and answer that follow. For a handler to
+   * call just before it commits a change whose answer only the caller can use (a secret shown
+   * once): a caller that gave up has told its user the request failed, and the user would press
+   * again.
    */
   throwIfCallerGone(stillNeededMs?: number): void;
 }
 
 export type RpcHandlers = { [M in RpcMethod]?: (request: RpcRequest<M>, call: RpcCall) => Promise<RpcResult<M>> };
 
+/**
+ * The caller's time limit, counted from now less the time the request took to get here. That
+ * time is read off the two hosts' clocks; one that cannot be right (negative, or longer than the
+ * limit, which the queue's expiration does not let a request wait) means the clocks disagree, and
+ * the whole limit counts from now instead.
+ */
 function rpcCall(message: ConsumeMessage): RpcCall {
-  const header: unknown = message.properties.headers?.[TIME_LIMIT_HEADER];
-  const deadline = typeof header === 'number' && header >= 0 ? performance.now() + header : Infinity;
+  const headers = message.properties.headers ?? {};
+  const limit: unknown = headers[TIME_LIMIT_HEADER];
+  const sentAt: unknown = headers[SENT_AT_HEADER];
+  let deadline = Infinity;
+  if (typeof limit === 'number' && limit >= 0) {
+    const travelled = typeof sentAt === 'number' ? Date.now() - sentAt : NaN;
+    deadline = performance.now() + limit - (travelled >= 0 && travelled <= limit ? travelled : 0);
+  }
   const remainingMs = () => deadline - performance.now();
   return {
     remainingMs,
     throwIfCallerGone(stillNeededMs = 0) {
-      if (remainingMs() <= stillNeededMs) {
+      if (remainingMs() <= stillNeededMs + ANSWER_ALLOWANCE_MS) {
         throw new RpcError('service_unavailable', 'The request could not finish before its caller stops waiting, so nothing was changed. Retry shortly.');
       }
     },
@@ -243,7 +257,7 @@ export class RpcClient {
         // A request nobody picked up in time is dropped, never answered late.
         expiration: String(timeoutMs),
         // For the handler, which may still be working when this caller gives up (RpcCall).
-        headers: { [TIME_LIMIT_HEADER]: timeoutMs },
+        headers: { [TIME_LIMIT_HEADER]: timeoutMs, [SENT_AT_HEADER]: Date.now() },
         timeout: timeoutMs,
       })
       .catch(() => undefined); // a publish that fails surfaces as the call's timeout

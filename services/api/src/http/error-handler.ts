@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ContractViolation } from '@feedback/contracts';
+import { isTransactionConflict } from '@feedback/database';
 import { redactText } from '@feedback/logging';
 import { RpcError, RpcTimeoutError } from '@feedback/messaging';
 import { ApiError, ERROR_STATUS } from './api-error.js';
@@ -44,6 +45,10 @@ function toApiError(error: unknown): ApiError {
   }
   if (error instanceof RpcTimeoutError) {
     return new ApiError('service_unavailable', 'A service we depend on did not answer in time. Retry shortly.', {}, { 'Retry-After': '1' });
+  }
+  // A transaction PostgreSQL ended to break a deadlock, still ending so after its retries: nothing was changed.
+  if (isTransactionConflict(error)) {
+    return new ApiError('service_unavailable', 'The request met other changes to the same records and was not applied. Retry shortly.', {}, { 'Retry-After': '1' });
   }
   if (error instanceof RpcError && error.code === 'session_invalid') return new ApiError('invalid_session', error.message);
   // A request the other service refused by its contract: the client sent it, so it is a 400.

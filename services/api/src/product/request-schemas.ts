@@ -38,7 +38,8 @@ export const widgetSurveyResponseRequest = defineContract('widget-survey-respons
   required: ['survey_id', 'user'],
   additionalProperties: false,
   properties: {
-    survey_id: text(100),
+    // The customer's own id for the survey, taken as given like an external id.
+    survey_id: { type: 'string', minLength: 1, maxLength: 100 },
     score: { type: ['integer', 'null'], minimum: 0, maximum: 10 },
     answers: { type: 'object', maxProperties: 50, additionalProperties: { type: ['string', 'number', 'boolean', 'null'] } },
     user: endUserSchema,
