@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
+import { postgresError } from '@feedback/test-support';
 import { postgresErrorCode, retryOnConflict } from './index.js';
 
 const postgresUrl = process.env['TEST_POSTGRES_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -14,16 +15,10 @@ afterAll(async () => {
   await client.end();
 });
 
-/** A real failure from PostgreSQL with the given condition name, inside a transaction that is then rolled back. */
-async function failWith(condition: string): Promise<never> {
-  await client.query('BEGIN');
-  try {
-    await client.query(`DO $$ BEGIN RAISE EXCEPTION 'ended' USING ERRCODE = '${condition}'; END $$`);
-  } finally {
-    await client.query('ROLLBACK');
-  }
-  throw new Error('unreachable');
-}
+/** Fails as PostgreSQL does with the given condition name. */
+const failWith = async (condition: string): Promise<never> => {
+  throw await postgresError(client, condition);
+};
 
 describe('postgresErrorCode', () => {
   it('reads the SQLSTATE from node-postgres and from Prisma driver adapter errors, and nothing else', async () => {

@@ -7,3 +7,4 @@ export { eventually } from './eventually.js';
 export { freePort } from './free-port.js';
 export { HttpsReceiver, testCertificates } from './https-receiver.js';
 export type { ReceivedRequest, TestCertificates } from './https-receiver.js';
+export { postgresError, untilSomeoneWaitsOn } from './postgres-locks.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { hashSecretKey } from '@feedback/keys';
 import { createLogger } from '@feedback/logging';
 import { Broker, RpcClient, topologyNames } from '@feedback/messaging';
-import { eventually } from '@feedback/test-support';
+import { eventually, untilSomeoneWaitsOn } from '@feedback/test-support';
 import pg from 'pg';
 import winston from 'winston';
 import { call, createApp, grantScopes, signUpTeam } from './dashboard.js';
@@ -171,14 +171,10 @@ describe('revoke, restore and rotate', () => {
     await holder.connect();
     try {
       await broker.waitUntilConnected(5000);
-      const holderPid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
       await holder.query('BEGIN');
       await holder.query('SELECT 1 FROM authority.api_keys WHERE id = $1 FOR UPDATE', [before.id]);
       const late = impatient.call('authority.rotateKey', { actor: { member_id: owner.memberId, team_id: owner.teamId }, app_id: appId });
-      await eventually(async () => {
-        const { rows } = await holder.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [holderPid]);
-        return rows[0].n >= 1 ? true : undefined;
-      }, { what: 'the rotation to wait for the key' });
+      await untilSomeoneWaitsOn(holder, 'the rotation to wait for the key');
       // Held until less than the notice's second is left: the rotation must not commit.
       await new Promise((resolve) => setTimeout(resolve, 700));
       await holder.query('COMMIT');

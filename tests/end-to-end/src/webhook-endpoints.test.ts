@@ -4,7 +4,7 @@ import { createLogger } from '@feedback/logging';
 import { Broker, RpcClient, topologyNames } from '@feedback/messaging';
 import pg from 'pg';
 import winston from 'winston';
-import { eventually } from '@feedback/test-support';
+import { untilSomeoneWaitsOn } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
 import { startSystem } from './system.js';
@@ -216,20 +216,13 @@ describe('plan limits', () => {
       await broker.close();
     });
 
-    const waitingFor = (holderPid: number) =>
-      eventually(async () => {
-        const { rows } = await holder.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [holderPid]);
-        return rows[0].n >= 1 ? true : undefined;
-      }, { what: 'the worker to wait for the lock' });
-
     it('is not committed: no endpoint whose secret nobody saw, and no second one when the member presses again', async () => {
       const team = await signUpTeam(url(), 'pro');
       const app = (await createApp(url(), team.token, 'Impatient')).appId;
       const teamId = (await call<{ id: string }>(url(), 'GET', '/dashboard/v1/team', { token: team.token })).body.id;
-      const holderPid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
       await holder.query(`SELECT pg_advisory_lock(hashtext($1))`, [`endpoints:${teamId}`]);
       const late = impatient.call('webhook-worker.createEndpoint', { owner: { team_id: teamId, app_id: app, plan: 'pro' }, name: 'Late', url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
-      await waitingFor(holderPid);
+      await untilSomeoneWaitsOn(holder, 'the worker to wait for the lock');
       await expect(late).rejects.toMatchObject({ code: 'rpc_timeout' });
       // Released within the worker's own 2 s wait for the lock: the creation goes on, past its caller.
       await holder.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`endpoints:${teamId}`]);
@@ -244,12 +237,11 @@ describe('plan limits', () => {
       const id = (created.body['endpoint'] as { id: string }).id;
       const sealed = async () => (await system.worker.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } })).secretEncrypted;
       const before = await sealed();
-      const holderPid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
       await holder.query('BEGIN');
       await holder.query('SELECT 1 FROM webhooks.webhook_endpoints WHERE id = $1 FOR UPDATE', [id]);
       const teamId = (await call<{ id: string }>(url(), 'GET', '/dashboard/v1/team', { token: owner.token })).body.id;
       const late = impatient.call('webhook-worker.rotateEndpointSecret', { owner: { team_id: teamId, app_id: appId, plan: 'starter' }, endpoint_id: id });
-      await waitingFor(holderPid);
+      await untilSomeoneWaitsOn(holder, 'the worker to wait for the lock');
       await expect(late).rejects.toMatchObject({ code: 'rpc_timeout' });
       await holder.query('COMMIT');
       // A change after it waits for the row behind the late rotation, so that one has ended by now.
@@ -281,11 +273,7 @@ describe('plan limits', () => {
         webhooks('PATCH', `/${id}`, { name: 'Renamed' }, team.token, app),
         webhooks('POST', `/${id}/rotate-secret`, undefined, team.token, app),
       ]);
-      const holderPid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
-      await eventually(async () => {
-        const { rows } = await holder.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [holderPid]);
-        return rows[0].n >= 1 ? true : undefined;
-      }, { what: 'a request waiting for the row' });
+      await untilSomeoneWaitsOn(holder, 'a request waiting for the row');
       // The others queue behind the first writer out of PostgreSQL's sight; a moment lets a
       // request that was slow to arrive look the row up too before it is released. (Before the
       // fix this run gave 204, 500, 500, 500.)

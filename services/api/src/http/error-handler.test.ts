@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import { createLogger } from '@feedback/logging';
+import { postgresError } from '@feedback/test-support';
 import pg from 'pg';
 import request from 'supertest';
 import winston from 'winston';
@@ -19,9 +20,7 @@ afterAll(async () => {
   await client.end();
 });
 
-/** A real failure from PostgreSQL with the given condition name. */
-const failure = (condition: string) =>
-  client.query(`DO $$ BEGIN RAISE EXCEPTION 'ended' USING ERRCODE = '${condition}'; END $$`).catch((error: unknown) => error);
+const failure = (condition: string) => postgresError(client, condition);
 
 /** An app whose one route fails with `error`, answered by the error handler. */
 function failingWith(error: unknown) {
