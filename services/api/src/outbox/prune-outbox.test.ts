@@ -45,6 +45,13 @@ describe('pruneOutbox', () => {
     expect(await pruneOutbox(pool, options)).toBe(0);
   });
 
+  it('leaves the table set for autovacuum to visit it often and clean its indexes (the claim reads past what it has not removed)', async () => {
+    const { rows } = await pool.query<{ options: string[] }>(`SELECT reloptions AS options FROM pg_class WHERE oid = 'api.outbox_events'::regclass`);
+    expect(rows[0]!.options).toEqual(
+      expect.arrayContaining(['autovacuum_vacuum_scale_factor=0.01', 'autovacuum_vacuum_insert_scale_factor=0.01', 'autovacuum_analyze_scale_factor=0.01', 'vacuum_index_cleanup=on']),
+    );
+  });
+
   it('never deletes an unpublished event, however old, nor what comes after it', async () => {
     await pool.query('DELETE FROM api.outbox_events');
     const waiting = await eventPublished(null);
