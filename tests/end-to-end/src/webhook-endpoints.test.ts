@@ -197,8 +197,8 @@ describe('plan limits', () => {
 
     beforeAll(async () => {
       broker = Broker.connect({ url: system.env['AMQP_URL']!, connectionName: 'impatient-dashboard', logger: silent });
-      // A dashboard that waits half a second for the worker.
-      impatient = new RpcClient(broker, silent, { names: topologyNames(system.namespace), timeoutMs: 500 });
+      // A dashboard that waits a second for the worker (its own 2 s wait for the team's lock outlasts it).
+      impatient = new RpcClient(broker, silent, { names: topologyNames(system.namespace), timeoutMs: 1000 });
       await broker.waitUntilConnected(5000);
     });
 
