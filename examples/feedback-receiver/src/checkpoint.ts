@@ -1,45 +1,50 @@
-import type { Queryable } from '@feedback/webhook-receiver';
+import type { Queryable, RecoveryCheckpoint } from '@feedback/webhook-receiver';
 
 /**
- * How far the recovery sweep has got: where the next one starts. Only the sweep moves it, and
- * only forward; webhooks handled meanwhile do not (an earlier delivery may still be failing).
+ * How far the recovery sweep has got in each list: where the next one starts. Only the sweep
+ * moves it, and only forward; webhooks handled meanwhile do not (an earlier delivery may still be
+ * failing).
  */
 export interface Checkpoint {
-  read(): Promise<Date | undefined>;
-  advance(to: string | Date): Promise<void>;
+  read(): Promise<RecoveryCheckpoint | undefined>;
+  advance(to: RecoveryCheckpoint): Promise<void>;
 }
 
-export class MemoryCheckpoint implements Checkpoint {
-  private at: Date | undefined;
+const later = (a: string, b: string) => (Date.parse(b) > Date.parse(a) ? b : a);
 
-  async read(): Promise<Date | undefined> {
+export class MemoryCheckpoint implements Checkpoint {
+  private at: RecoveryCheckpoint | undefined;
+
+  async read(): Promise<RecoveryCheckpoint | undefined> {
     return this.at;
   }
 
-  async advance(to: string | Date): Promise<void> {
-    const next = new Date(to);
-    if (!this.at || next > this.at) this.at = next;
+  async advance(to: RecoveryCheckpoint): Promise<void> {
+    this.at = this.at ? { suggestions: later(this.at.suggestions, to.suggestions), tickets: later(this.at.tickets, to.tickets) } : { ...to };
   }
 }
 
-/** One row in table `receiver_checkpoint`, moved forward with GREATEST so racing writers agree. */
+/** One row per list in table `receiver_checkpoints`, moved forward with GREATEST so racing writers agree. */
 export class PostgresCheckpoint implements Checkpoint {
   constructor(private readonly pool: Queryable) {}
 
   async createTable(): Promise<void> {
-    await this.pool.query(`CREATE TABLE IF NOT EXISTS receiver_checkpoint (id int PRIMARY KEY CHECK (id = 1), processed_until timestamptz NOT NULL)`);
+    await this.pool.query(`CREATE TABLE IF NOT EXISTS receiver_checkpoints (list text PRIMARY KEY, processed_until timestamptz NOT NULL)`);
   }
 
-  async read(): Promise<Date | undefined> {
-    const { rows } = await this.pool.query<{ processed_until: Date }>(`SELECT processed_until FROM receiver_checkpoint WHERE id = 1`);
-    return rows[0]?.processed_until;
+  async read(): Promise<RecoveryCheckpoint | undefined> {
+    const { rows } = await this.pool.query<{ list: string; processed_until: Date }>(`SELECT list, processed_until FROM receiver_checkpoints`);
+    const of = (list: string) => rows.find((row) => row.list === list)?.processed_until.toISOString();
+    const suggestions = of('suggestions');
+    const tickets = of('tickets');
+    return suggestions && tickets ? { suggestions, tickets } : undefined;
   }
 
-  async advance(to: string | Date): Promise<void> {
+  async advance(to: RecoveryCheckpoint): Promise<void> {
     await this.pool.query(
-      `INSERT INTO receiver_checkpoint (id, processed_until) VALUES (1, $1)
-       ON CONFLICT (id) DO UPDATE SET processed_until = GREATEST(receiver_checkpoint.processed_until, EXCLUDED.processed_until)`,
-      [new Date(to)],
+      `INSERT INTO receiver_checkpoints (list, processed_until) VALUES ('suggestions', $1), ('tickets', $2)
+       ON CONFLICT (list) DO UPDATE SET processed_until = GREATEST(receiver_checkpoints.processed_until, EXCLUDED.processed_until)`,
+      [new Date(to.suggestions), new Date(to.tickets)],
     );
   }
 }

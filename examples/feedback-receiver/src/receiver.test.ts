@@ -5,7 +5,8 @@ import { createTestDatabase } from '@feedback/test-support';
 import type { TestDatabase } from '@feedback/test-support';
 import { MemoryIdempotencyStore } from '@feedback/webhook-receiver';
 import type { RecoverySource, WebhookEvent } from '@feedback/webhook-receiver';
-import { MemoryCheckpoint } from './checkpoint.js';
+import { MemoryCheckpoint, PostgresCheckpoint } from './checkpoint.js';
+import type { Checkpoint } from './checkpoint.js';
 import { readConfig } from './config.js';
 import { MemoryKnownStatuses, PostgresKnownStatuses } from './known-statuses.js';
 import type { KnownStatuses } from './known-statuses.js';
@@ -163,6 +164,25 @@ describe.each(stores)('status changes told to the author, known statuses %s', (_
   });
 });
 
+describe.each([
+  ['in memory', async () => new MemoryCheckpoint()],
+  ['in PostgreSQL', async () => {
+    const checkpoint = new PostgresCheckpoint(pool);
+    await checkpoint.createTable();
+    await pool.query('TRUNCATE receiver_checkpoints');
+    return checkpoint;
+  }],
+] as Array<[string, () => Promise<Checkpoint>]>)('the checkpoint %s', (_name, makeCheckpoint) => {
+  it('is none at first, then moves each list forward only', async () => {
+    const checkpoint = await makeCheckpoint();
+    expect(await checkpoint.read()).toBeUndefined();
+    await checkpoint.advance({ suggestions: '2026-11-22T10:00:00.000Z', tickets: '2026-11-22T09:00:00.000Z' });
+    // A sweep that finished later but started earlier (two instances racing) moves nothing back.
+    await checkpoint.advance({ suggestions: '2026-11-22T09:30:00.000Z', tickets: '2026-11-22T11:00:00.000Z' });
+    expect(await checkpoint.read()).toEqual({ suggestions: '2026-11-22T10:00:00.000Z', tickets: '2026-11-22T11:00:00.000Z' });
+  });
+});
+
 describe('PostgresKnownStatuses', () => {
   it('takes over a table of an earlier version, whose changes were told as they were stored', async () => {
     await pool.query('DROP TABLE receiver_known_statuses');
@@ -199,15 +219,16 @@ describe('the example receiver', () => {
     expect(await checkpoint.read()).toBeUndefined();
   });
 
-  it('moves the checkpoint to the latest change a sweep saw, and not at all by its own clock when none changed', async () => {
+  it("moves each list's checkpoint to the latest change a sweep saw there, and never to its own clock's now", async () => {
     const firstRunSince = new Date('2026-11-21T00:00:00.000Z');
     const { receiver, checkpoint } = receiverWith([suggestion('planned', '2026-11-22T09:00:00.000Z'), suggestion('in_progress', '2026-11-22T11:00:00.000Z')]);
     await receiver.catchUp({ firstRunSince });
-    expect(await checkpoint.read()).toEqual(new Date('2026-11-22T11:00:00.000Z'));
+    // No ticket changed: that list's next sweep starts where this one did.
+    expect(await checkpoint.read()).toEqual({ suggestions: '2026-11-22T11:00:00.000Z', tickets: firstRunSince.toISOString() });
 
     const quiet = receiverWith([]);
     await quiet.receiver.catchUp({ firstRunSince });
-    expect(await quiet.checkpoint.read()).toBeUndefined();
+    expect(await quiet.checkpoint.read()).toEqual({ suggestions: firstRunSince.toISOString(), tickets: firstRunSince.toISOString() });
   });
 
   it('refuses a sweep interval a timer cannot hold', () => {

@@ -130,9 +130,10 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         await statuses.observed('ticket', ticket.id, ticket.status, ticket.updated_at);
       },
     });
-    // Moved by the service's own times only: this machine's clock may be ahead of it.
-    if (result.latestUpdatedAt) await checkpoint.advance(result.latestUpdatedAt);
-    log({ caught_up_since: since.toISOString(), suggestions: result.suggestions, tickets: result.tickets });
+    // Moved by the service's own times (or, before a list has brought anything, kept where it
+    // was): this machine's clock may be ahead of the service's.
+    await checkpoint.advance(result.checkpoint);
+    log({ caught_up_since: since instanceof Date ? since.toISOString() : since, suggestions: result.suggestions, tickets: result.tickets });
     return result;
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { recoverMissedWebhooks } from './recover-missed-webhooks.js';
+import type { RecoveryCheckpoint } from './recover-missed-webhooks.js';
 import { shouldNotifyAuthor } from './should-notify-author.js';
 
 const ada = { external_id: 'user-ada', name: 'Ada' };
@@ -50,7 +51,50 @@ describe('recoverMissedWebhooks', () => {
     });
     expect(starts.map((start) => start.toISOString())).toEqual(['2026-11-22T10:00:00.000Z', '2026-11-22T10:00:00.000Z']);
     expect(seen).toEqual(['s0', 's1', 's2', 's3', 's4', 't1']);
-    expect(result).toEqual({ suggestions: 5, tickets: 1, latestUpdatedAt: '2026-11-22T10:05:00.000Z' });
+    expect(result).toEqual({ suggestions: 5, tickets: 1, checkpoint: { suggestions: '2026-11-22T10:04:00.000Z', tickets: '2026-11-22T10:05:00.000Z' } });
+  });
+
+  it('keeps a checkpoint per list: a suggestion changed while the tickets were read is swept next time', async () => {
+    const starts: Date[] = [];
+    const suggestions = [{ id: 1, updated_at: '2026-11-22T10:00:00.000Z' }];
+    const tickets = [{ id: 1, updated_at: '2026-11-22T10:00:00.000Z' }];
+    const sweep = (since: RecoveryCheckpoint | Date) =>
+      recoverMissedWebhooks({
+        since,
+        source: { suggestions: pagedSource(suggestions, starts), tickets: pagedSource(tickets, starts) },
+        onSuggestion: (suggestion) => {
+          // Once the suggestions are read, one changes (10:10), and then a ticket (10:20) that
+          // the sweep of tickets, still to come, brings.
+          if (suggestion.id === 1 && suggestions.length === 1) {
+            suggestions.push({ id: 2, updated_at: '2026-11-22T10:10:00.000Z' });
+            tickets.push({ id: 2, updated_at: '2026-11-22T10:20:00.000Z' });
+          }
+        },
+        onTicket: () => undefined,
+      });
+    const first = await sweep(new Date('2026-11-22T09:00:00.000Z'));
+    expect(first.checkpoint).toEqual({ suggestions: '2026-11-22T10:00:00.000Z', tickets: '2026-11-22T10:20:00.000Z' });
+    const seen: number[] = [];
+    const second = await recoverMissedWebhooks({
+      since: JSON.parse(JSON.stringify(first.checkpoint)) as RecoveryCheckpoint,
+      source: { suggestions: pagedSource(suggestions, starts), tickets: pagedSource([], starts) },
+      onSuggestion: (suggestion) => void seen.push(suggestion.id),
+      onTicket: () => undefined,
+    });
+    // One shared checkpoint (10:20) would have started the suggestions at 10:19 and missed the 10:10 change.
+    expect(seen).toEqual([1, 2]);
+    expect(second.checkpoint).toEqual({ suggestions: '2026-11-22T10:10:00.000Z', tickets: '2026-11-22T10:20:00.000Z' });
+  });
+
+  it('refuses a checkpoint that names no time, rather than sweeping from nowhere', async () => {
+    await expect(
+      recoverMissedWebhooks({
+        since: { suggestions: 'yesterday', tickets: '2026-11-22T10:00:00.000Z' },
+        source: { suggestions: pagedSource([], []), tickets: pagedSource([], []) },
+        onSuggestion: () => undefined,
+        onTicket: () => undefined,
+      }),
+    ).rejects.toThrow(TypeError);
   });
 
   it('stops at the first handler failure, so the sweep can be run again from the same point', async () => {

@@ -12,4 +12,4 @@ export { PostgresIdempotencyStore } from './postgres-idempotency-store.js';
 export type { PostgresIdempotencyStoreOptions, Queryable } from './postgres-idempotency-store.js';
 export { shouldNotifyAuthor } from './should-notify-author.js';
 export { recoverMissedWebhooks } from './recover-missed-webhooks.js';
-export type { RecoveryOptions, RecoveryResult, RecoverySource, UpdatedRecord } from './recover-missed-webhooks.js';
+export type { RecoveryCheckpoint, RecoveryOptions, RecoveryResult, RecoverySource, UpdatedRecord } from './recover-missed-webhooks.js';

@@ -4,6 +4,18 @@ export interface UpdatedRecord {
 }
 
 /**
+ * Where the REST API's lists were swept to: in each, the latest `updated_at` seen (ISO 8601), or,
+ * while the list has brought nothing, where its sweeps start. One per list, because the lists are
+ * swept one after the other: a suggestion changed while the tickets were being read is older than
+ * the newest ticket, and one shared checkpoint would start the next sweep of suggestions after it.
+ * Keep it whole (as JSON, say) and pass it back as the next sweep's `since`.
+ */
+export interface RecoveryCheckpoint {
+  suggestions: string;
+  tickets: string;
+}
+
+/**
  * Where the sweep reads: the REST API's two lists, every page of items updated since a time,
  * oldest change first. `FeedbackClient` of @feedback/api-client is one.
  */
@@ -14,10 +26,10 @@ export interface RecoverySource<S extends UpdatedRecord, T extends UpdatedRecord
 
 export interface RecoveryOptions<S extends UpdatedRecord, T extends UpdatedRecord> {
   /**
-   * Where the previous sweep got to (its `latestUpdatedAt`), or how far back to look on a first
-   * run. Not the time of the last webhook handled: an earlier delivery may still be failing.
+   * The previous sweep's `checkpoint`, or on a first run how far back to look (both lists from
+   * there). Not the time of the last webhook handled: an earlier delivery may still be failing.
    */
-  since: Date;
+  since: RecoveryCheckpoint | Date;
   source: RecoverySource<S, T>;
   /** Your idempotent handler for a suggestion: it may see one it already has. */
   onSuggestion(suggestion: S): Promise<void> | void;
@@ -30,32 +42,42 @@ export interface RecoveryOptions<S extends UpdatedRecord, T extends UpdatedRecor
 export interface RecoveryResult {
   suggestions: number;
   tickets: number;
-  /** The latest `updated_at` seen: a checkpoint to keep. Null when nothing changed. */
-  latestUpdatedAt: string | null;
+  /** Where the next sweep starts: keep it, and pass it back as `since`. */
+  checkpoint: RecoveryCheckpoint;
+}
+
+/**
+ * Sweeps one list from `since` less the overlap, handing each item over in order; answers how
+ * many came and the latest `updated_at` among them (`since` itself when none came).
+ */
+async function sweepList<R extends UpdatedRecord>(
+  list: { listUpdatedSince(since: Date): AsyncIterable<R> },
+  since: string,
+  overlapMs: number,
+  handle: (item: R) => Promise<void> | void,
+) {
+  if (Number.isNaN(Date.parse(since))) throw new TypeError(`not a checkpoint: ${JSON.stringify(since)} is no time`);
+  let latest = since;
+  let count = 0;
+  for await (const item of list.listUpdatedSince(new Date(Date.parse(since) - overlapMs))) {
+    await handle(item);
+    if (Date.parse(item.updated_at) > Date.parse(latest)) latest = item.updated_at;
+    count += 1;
+  }
+  return { count, latest };
 }
 
 /**
  * Catches up with what webhooks did not bring (specification section 4): sweeps both lists
- * through every page from `since`, minus the overlap, and hands each item to your handler in
- * order. An item changed during the sweep can come twice. Run at start-up and periodically.
+ * through every page from where each got to, minus the overlap, and hands each item to your
+ * handler in order. An item changed during the sweep can come twice. Run at start-up and
+ * periodically.
  */
 export async function recoverMissedWebhooks<S extends UpdatedRecord, T extends UpdatedRecord>(options: RecoveryOptions<S, T>): Promise<RecoveryResult> {
-  const from = new Date(options.since.getTime() - (options.overlapMs ?? 60_000));
-  let latest: string | null = null;
-  const note = (updatedAt: string) => {
-    if (latest === null || Date.parse(updatedAt) > Date.parse(latest)) latest = updatedAt;
-  };
-  let suggestions = 0;
-  for await (const suggestion of options.source.suggestions.listUpdatedSince(from)) {
-    await options.onSuggestion(suggestion);
-    note(suggestion.updated_at);
-    suggestions += 1;
-  }
-  let tickets = 0;
-  for await (const ticket of options.source.tickets.listUpdatedSince(from)) {
-    await options.onTicket(ticket);
-    note(ticket.updated_at);
-    tickets += 1;
-  }
-  return { suggestions, tickets, latestUpdatedAt: latest };
+  const since: RecoveryCheckpoint =
+    options.since instanceof Date ? { suggestions: options.since.toISOString(), tickets: options.since.toISOString() } : options.since;
+  const overlapMs = options.overlapMs ?? 60_000;
+  const suggestions = await sweepList(options.source.suggestions, since.suggestions, overlapMs, options.onSuggestion);
+  const tickets = await sweepList(options.source.tickets, since.tickets, overlapMs, options.onTicket);
+  return { suggestions: suggestions.count, tickets: tickets.count, checkpoint: { suggestions: suggestions.latest, tickets: tickets.latest } };
 }
