@@ -22,6 +22,16 @@ function reasonOf(run: () => unknown): WebhookVerificationReason | undefined {
 }
 
 describe('verify', () => {
+  it('accepts the test vector the docs give to receivers written without this library (the key: the whole whsec_ secret as UTF-8)', () => {
+    const vector = {
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      body: '{"id":"6f1c2e5a-1b0d-4c1e-9a55-3d2f1e0c9b7a","event":"webhook.ping"}',
+      header: 't=1763900000,v1=ff07eb22e2b88ed7f581ff1e37e3ce1a1634b414cd22f5f9d4368a5d086f6b82',
+    };
+    expect(verify(vector.body, vector.header, vector.secret, { now: at(1_763_900_000) })).toEqual({ timestamp: 1_763_900_000 });
+    expect(sign(vector.body, vector.secret, { timestamp: 1_763_900_000 })).toBe(vector.header);
+  });
+
   it('accepts a header made the way the worker makes it, and answers its timestamp', () => {
     expect(verify(body, workerHeader(body, t), secret, { now: at(t) })).toEqual({ timestamp: t });
   });
