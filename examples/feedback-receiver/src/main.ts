@@ -25,6 +25,9 @@ try {
 // With DATABASE_URL, handled ids, the checkpoint and known statuses survive restarts and are
 // shared by every process of the receiver; without it they live in memory.
 const pool = config.databaseUrl ? new pg.Pool({ connectionString: config.databaseUrl }) : undefined;
+// An idle connection the database closes (a restart, a failover) is reported here; without a
+// listener it would end the process. The pool opens another when next needed.
+pool?.on('error', (error) => process.stderr.write(`database connection lost while idle: ${error.message}\n`));
 const idempotencyStore = pool ? new PostgresIdempotencyStore({ pool }) : new MemoryIdempotencyStore();
 const checkpoint = pool ? new PostgresCheckpoint(pool) : new MemoryCheckpoint();
 const statuses = pool ? new PostgresKnownStatuses(pool) : new MemoryKnownStatuses();
