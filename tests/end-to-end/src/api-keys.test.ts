@@ -92,6 +92,27 @@ describe('scopes', () => {
     expect((await createSuggestion(secretKey)).status).toBe(403);
   });
 
+  it.each([
+    ['GET', '/api/v1/suggestions', 'suggestions:read'],
+    ['POST', '/api/v1/suggestions', 'suggestions:write'],
+    ['GET', '/api/v1/tickets', 'tickets:read'],
+    ['POST', '/api/v1/tickets', 'tickets:write'],
+    ['GET', '/api/v1/analytics', 'analytics:read'],
+    ['GET', '/api/v1/privacy/users/u-1', 'privacy:read'],
+    ['DELETE', '/api/v1/privacy/users/u-1', 'privacy:write'],
+  ])('%s %s needs %s, and nothing else the key holds stands in for it', async (method, path, scope) => {
+    const { appId, secretKey } = await newApp();
+    const everyOther = ['suggestions:read', 'suggestions:write', 'tickets:read', 'tickets:write', 'analytics:read', 'privacy:read', 'privacy:write'].filter((other) => other !== scope);
+    await dashboard('PATCH', `/dashboard/v1/apps/${appId}/api-key`, { grant: everyOther.filter((other) => !['suggestions:read', 'tickets:read'].includes(other)), remove: [scope] });
+    const body = method === 'POST' ? (path.endsWith('tickets') ? { subject: 'Help', body: 'Please', author: { external_id: 'u-1' } } : suggestion) : undefined;
+    const refused = await record(call(url(), method, path, { key: secretKey, body }));
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ error: 'insufficient_scope', required_scope: scope });
+    await grantScopes(url(), owner.token, appId, [scope]);
+    const allowed = await record(call(url(), method, path, { key: secretKey, body }));
+    expect(allowed.status).toBeLessThan(300);
+  });
+
   it('treats Full access as every scope, current and future, without listing them', async () => {
     const { appId, secretKey } = await newApp();
     const granted = await dashboard('PATCH', `/dashboard/v1/apps/${appId}/api-key`, { full_access: true });

@@ -106,6 +106,16 @@ describe('suggestions', () => {
     expect([...keys].sort()).toEqual(keys);
   });
 
+  it('include an item updated exactly at updated_since (at or after), and not one updated before it', async () => {
+    const created = await post('/api/v1/suggestions', { title: 'On the boundary', author: { external_id: 'edge' } });
+    const { id, updated_at: at } = (await created.json()) as Item;
+    const from = await get<Page<Item>>(`/api/v1/suggestions?updated_since=${encodeURIComponent(at)}`);
+    expect(from.body.data.map((item) => item.id)).toContain(id);
+    const after = new Date(Date.parse(at) + 1).toISOString();
+    const later = await get<Page<Item>>(`/api/v1/suggestions?updated_since=${encodeURIComponent(after)}`);
+    expect(later.body.data.map((item) => item.id)).not.toContain(id);
+  });
+
   it('sweep the default order through every page without repeats', async () => {
     const all = await sweep('/api/v1/suggestions', 7);
     expect(new Set(all.map((item) => item.id)).size).toBe(all.length);
@@ -227,6 +237,19 @@ describe('bad input', () => {
     const response = await post(path, body);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: 'validation_failed', field, message: expect.stringContaining('must not be blank') });
+  });
+
+  it('never answers a key back, even one pasted as the name of a body field or a query parameter', async () => {
+    const pasted = key;
+    const inBody = await post('/api/v1/suggestions', { title: 't', author: { external_id: 'u' }, [pasted]: 1 });
+    expect(inBody.status).toBe(400);
+    const inQuery = await fetch(`${url()}/api/v1/suggestions?${pasted}=1`, { headers: { authorization: `Bearer ${key}` } });
+    expect(inQuery.status).toBe(400);
+    for (const answer of [await inBody.text(), await inQuery.text()]) {
+      expect(answer).toContain('validation_failed');
+      expect(answer).not.toContain(pasted);
+      expect(answer).not.toContain(pasted.slice('sk_live_'.length));
+    }
   });
 
   it('gets 400 malformed_json for a body that is not JSON', async () => {

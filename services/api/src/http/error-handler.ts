@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ContractViolation } from '@feedback/contracts';
 import { isTransactionConflict } from '@feedback/database';
-import { redactText } from '@feedback/logging';
+import { redactText, redactValue } from '@feedback/logging';
 import { RpcError, RpcTimeoutError } from '@feedback/messaging';
 import { ApiError, ERROR_STATUS } from './api-error.js';
 import type { ErrorCode } from './api-error.js';
@@ -29,7 +29,9 @@ export const errorHandler: ErrorRequestHandler = (error, request, response, _nex
   const apiError = toApiError(error);
   if (apiError.status >= 500) request.log.error('request failed', { error });
   for (const [name, value] of Object.entries(apiError.headers)) response.setHeader(name, value);
-  response.status(apiError.status).json({ error: apiError.code, message: apiError.message, ...apiError.details });
+  // Error texts repeat what the client sent (a field name, a parameter): a key pasted into one
+  // must not come back in the answer.
+  response.status(apiError.status).json(redactValue({ error: apiError.code, message: apiError.message, ...apiError.details }));
 };
 
 function toApiError(error: unknown): ApiError {
