@@ -130,9 +130,10 @@ describe('verify', () => {
     expect(() => verify(body, workerHeader(body, t), secret, { now: at(t - 300) })).not.toThrow();
   });
 
-  it('takes another tolerance when given one', () => {
+  it('takes a tighter tolerance when given one, and never a looser one than five minutes', () => {
     expect(reasonOf(() => verify(body, workerHeader(body, t), secret, { now: at(t + 61), toleranceSeconds: 60 }))).toBe('timestamp_out_of_tolerance');
-    expect(() => verify(body, workerHeader(body, t), secret, { now: at(t + 600), toleranceSeconds: 900 })).not.toThrow();
+    expect(() => verify(body, workerHeader(body, t), secret, { now: at(t + 60), toleranceSeconds: 60 })).not.toThrow();
+    expect(() => verify(body, workerHeader(body, t), secret, { now: at(t + 600), toleranceSeconds: 900 })).toThrow(/from 0 to 300/);
   });
 
   it('refuses a tolerance that is not a number of seconds, or a clock that is not a time, instead of accepting any age', () => {

@@ -3,7 +3,7 @@ import { signatureHmac } from './hmac.js';
 import { WebhookVerificationError } from './verification-error.js';
 
 export interface VerifyOptions {
-  /** Largest accepted difference between `t` and the receiver's clock, in seconds, either way. Default: 300. */
+  /** Largest accepted difference between `t` and the receiver's clock, in seconds, either way: 300 (the default) at most. */
   toleranceSeconds?: number;
   /** The receiver's clock, in milliseconds since the epoch. Default: `Date.now`. */
   now?: () => number;
@@ -93,12 +93,14 @@ export function verify(
 /**
  * The tolerance to use (default 300), checked: `Number(process.env.X)` of an unset variable is NaN, and NaN would pass
  * every age check (replay protection off, silently); a negative one would refuse every delivery.
- * A programming error, so a TypeError rather than a verification failure.
+ * Tighter is allowed, looser is not: the library rejects signatures older than five minutes
+ * (specification section 5), and a longer window only widens what a replay can use. A
+ * programming error, so a TypeError rather than a verification failure.
  */
 export function validToleranceSeconds(toleranceSeconds: number | undefined): number {
   const tolerance = toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
-    throw new TypeError(`toleranceSeconds must be a finite number of seconds, 0 or more (was ${String(tolerance)})`);
+  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0 || tolerance > DEFAULT_TOLERANCE_SECONDS) {
+    throw new TypeError(`toleranceSeconds must be a number of seconds from 0 to ${DEFAULT_TOLERANCE_SECONDS} (was ${String(tolerance)})`);
   }
   return tolerance;
 }
