@@ -137,6 +137,17 @@ describe('PostgresIdempotencyStore', () => {
     expect(await store.claim('p-again')).toBe('done');
   });
 
+  it('forgets a claim whose handler died, once it is older than the retention, and not before', async () => {
+    const store = new PostgresIdempotencyStore({ pool });
+    await store.claim('p-died');
+    const cutoff = new Date(Date.now() - 35 * 24 * 60 * 60 * 1000);
+    await store.deleteOlderThan(cutoff);
+    expect((await pool.query(`SELECT state FROM webhook_deliveries_handled WHERE delivery_id = 'p-died'`)).rows).toEqual([{ state: 'in_progress' }]);
+    await pool.query(`UPDATE webhook_deliveries_handled SET claimed_at = now() - interval '36 days' WHERE delivery_id = 'p-died'`);
+    expect(await store.deleteOlderThan(cutoff)).toBe(1);
+    expect((await pool.query(`SELECT 1 FROM webhook_deliveries_handled WHERE delivery_id = 'p-died'`)).rows).toEqual([]);
+  });
+
   it('refuses a table name that is not a plain identifier', () => {
     expect(() => new PostgresIdempotencyStore({ pool, tableName: 'handled; DROP TABLE users' })).toThrow(/identifier/);
   });
