@@ -28,8 +28,22 @@ export class MemoryCheckpoint implements Checkpoint {
 export class PostgresCheckpoint implements Checkpoint {
   constructor(private readonly pool: Queryable) {}
 
-  async createTable(): Promise<void> {
+  /**
+   * Creates the table if missing. A `receiver_checkpoint` table of an earlier version (one time
+   * for both lists, the latest of both) is taken over: each list starts from the earlier of that
+   * time and `lookBackTo`, since that one time may have been past a change in one of the lists.
+   */
+  async createTable(lookBackTo: Date): Promise<void> {
     await this.pool.query(`CREATE TABLE IF NOT EXISTS receiver_checkpoints (list text PRIMARY KEY, processed_until timestamptz NOT NULL)`);
+    const { rows } = await this.pool.query<{ old: string | null }>(`SELECT to_regclass('receiver_checkpoint')::text AS old`);
+    if (rows[0]?.old) {
+      await this.pool.query(
+        `INSERT INTO receiver_checkpoints (list, processed_until)
+         SELECT list, LEAST(processed_until, $1) FROM receiver_checkpoint, unnest(ARRAY['suggestions', 'tickets']) AS list
+         ON CONFLICT (list) DO NOTHING`,
+        [lookBackTo],
+      );
+    }
   }
 
   async read(): Promise<RecoveryCheckpoint | undefined> {

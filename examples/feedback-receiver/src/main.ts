@@ -31,9 +31,11 @@ pool?.on('error', (error) => process.stderr.write(`database connection lost whil
 const idempotencyStore = pool ? new PostgresIdempotencyStore({ pool }) : new MemoryIdempotencyStore();
 const checkpoint = pool ? new PostgresCheckpoint(pool) : new MemoryCheckpoint();
 const statuses = pool ? new PostgresKnownStatuses(pool) : new MemoryKnownStatuses();
+// Where the first sweep looks back to when there is no checkpoint yet.
+const firstRunSince = new Date(Date.now() - config.recoverHours * 3_600_000);
 if (pool) {
   await (idempotencyStore as PostgresIdempotencyStore).createTable();
-  await (checkpoint as PostgresCheckpoint).createTable();
+  await (checkpoint as PostgresCheckpoint).createTable(firstRunSince);
   await (statuses as PostgresKnownStatuses).createTable();
 }
 
@@ -59,7 +61,6 @@ server.listen(config.port, () => {
 // once; the sweep, at start-up and then every SWEEP_INTERVAL_SECONDS, makes sure none is missed
 // for good: while the receiver was down, or failing on some deliveries until they were abandoned.
 // An API that cannot be reached is tried again within a minute: webhooks keep flowing meanwhile.
-const firstRunSince = new Date(Date.now() - config.recoverHours * 3_600_000);
 async function sweep(): Promise<void> {
   let nextInSeconds = config.sweepIntervalSeconds;
   try {

@@ -168,7 +168,7 @@ describe.each([
   ['in memory', async () => new MemoryCheckpoint()],
   ['in PostgreSQL', async () => {
     const checkpoint = new PostgresCheckpoint(pool);
-    await checkpoint.createTable();
+    await checkpoint.createTable(new Date());
     await pool.query('TRUNCATE receiver_checkpoints');
     return checkpoint;
   }],
@@ -180,6 +180,32 @@ describe.each([
     // A sweep that finished later but started earlier (two instances racing) moves nothing back.
     await checkpoint.advance({ suggestions: '2026-11-22T09:30:00.000Z', tickets: '2026-11-22T11:00:00.000Z' });
     expect(await checkpoint.read()).toEqual({ suggestions: '2026-11-22T10:00:00.000Z', tickets: '2026-11-22T11:00:00.000Z' });
+  });
+});
+
+describe('PostgresCheckpoint', () => {
+  it('takes over the one-time checkpoint of an earlier version, no later than the first run would look back', async () => {
+    await pool.query('DROP TABLE IF EXISTS receiver_checkpoints');
+    await pool.query(`CREATE TABLE receiver_checkpoint (id int PRIMARY KEY CHECK (id = 1), processed_until timestamptz NOT NULL)`);
+    try {
+      await pool.query(`INSERT INTO receiver_checkpoint VALUES (1, '2026-11-20T08:00:00.000Z')`);
+      const checkpoint = new PostgresCheckpoint(pool);
+      // Down since the 20th: the old checkpoint is earlier than the first run's look-back, and wins.
+      await checkpoint.createTable(new Date('2026-11-22T00:00:00.000Z'));
+      expect(await checkpoint.read()).toEqual({ suggestions: '2026-11-20T08:00:00.000Z', tickets: '2026-11-20T08:00:00.000Z' });
+      // Taken over once: a later start keeps what the sweeps have moved it to.
+      await checkpoint.advance({ suggestions: '2026-11-23T08:00:00.000Z', tickets: '2026-11-23T09:00:00.000Z' });
+      await checkpoint.createTable(new Date('2026-11-23T00:00:00.000Z'));
+      expect(await checkpoint.read()).toEqual({ suggestions: '2026-11-23T08:00:00.000Z', tickets: '2026-11-23T09:00:00.000Z' });
+
+      // A recent old checkpoint (possibly past a change in one list): each list looks back as a first run would.
+      await pool.query('TRUNCATE receiver_checkpoints');
+      await pool.query(`UPDATE receiver_checkpoint SET processed_until = '2026-11-23T10:00:00.000Z'`);
+      await checkpoint.createTable(new Date('2026-11-22T10:00:00.000Z'));
+      expect(await checkpoint.read()).toEqual({ suggestions: '2026-11-22T10:00:00.000Z', tickets: '2026-11-22T10:00:00.000Z' });
+    } finally {
+      await pool.query('DROP TABLE receiver_checkpoint');
+    }
   });
 });
 

@@ -146,6 +146,10 @@ describe('PostgresIdempotencyStore', () => {
     await pool.query(`UPDATE webhook_deliveries_handled SET claimed_at = now() - interval '36 days' WHERE delivery_id = 'p-died'`);
     expect(await store.deleteOlderThan(cutoff)).toBe(1);
     expect((await pool.query(`SELECT 1 FROM webhook_deliveries_handled WHERE delivery_id = 'p-died'`)).rows).toEqual([]);
+    // A claim still within its lease stays, whatever the date given.
+    await store.claim('p-running');
+    await store.deleteOlderThan(new Date(Date.now() + 3_600_000));
+    expect((await pool.query(`SELECT state FROM webhook_deliveries_handled WHERE delivery_id = 'p-running'`)).rows).toEqual([{ state: 'in_progress' }]);
   });
 
   it('refuses a table name that is not a plain identifier', () => {

@@ -80,13 +80,16 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
    * Forgets ids last handled or seen again before `date`: run it now and then with a date 35 days
    * back (`DEFAULT_RETENTION_MS`), since a member can redeliver by hand, with the same id, any
    * delivery the sender's history still holds (30 days after its last attempt). Claims taken
-   * before it and never completed go too: their handler died, their lease ended long ago, and an
-   * id that never came again would otherwise stay for good. Answers how many went.
+   * before it and never completed go too, once their lease has also ended (a date given too close
+   * to now never takes one still running): their handler died, and an id that never came again
+   * would otherwise stay for good. Answers how many went.
    */
   async deleteOlderThan(date: Date): Promise<number> {
     const { rowCount } = await this.pool.query(
-      `DELETE FROM ${this.table} WHERE (state = 'done' AND completed_at < $1) OR (state = 'in_progress' AND claimed_at < $1)`,
-      [date],
+      `DELETE FROM ${this.table}
+       WHERE (state = 'done' AND completed_at < $1)
+          OR (state = 'in_progress' AND claimed_at < LEAST($1, now() - make_interval(secs => $2::double precision / 1000)))`,
+      [date, this.leaseMs],
     );
     return rowCount ?? 0;
   }

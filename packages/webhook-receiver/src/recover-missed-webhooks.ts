@@ -77,7 +77,7 @@ export async function recoverMissedWebhooks<S extends UpdatedRecord, T extends U
   const since: RecoveryCheckpoint =
     options.since instanceof Date ? { suggestions: options.since.toISOString(), tickets: options.since.toISOString() } : options.since;
   const overlapMs = options.overlapMs ?? 60_000;
-  const suggestions = await sweepList(options.source.suggestions, since.suggestions, overlapMs, options.onSuggestion);
-  const tickets = await sweepList(options.source.tickets, since.tickets, overlapMs, options.onTicket);
+  const suggestions = await sweepList(options.source.suggestions, since.suggestions, overlapMs, (item) => options.onSuggestion(item));
+  const tickets = await sweepList(options.source.tickets, since.tickets, overlapMs, (item) => options.onTicket(item));
   return { suggestions: suggestions.count, tickets: tickets.count, checkpoint: { suggestions: suggestions.latest, tickets: tickets.latest } };
 }

@@ -245,6 +245,9 @@ describe('bad input', () => {
     expect(inBody.status).toBe(400);
     const inQuery = await fetch(`${url()}/api/v1/suggestions?${pasted}=1`, { headers: { authorization: `Bearer ${key}` } });
     expect(inQuery.status).toBe(400);
+    const missing = await fetch(`${url()}/api/v1/suggestions`);
+    // The help texts that name the header's form stay whole.
+    expect(await missing.json()).toMatchObject({ error: 'missing_api_key', message: 'Send your secret key as "Authorization: Bearer sk_live_…".' });
     for (const answer of [await inBody.text(), await inQuery.text()]) {
       expect(answer).toContain('validation_failed');
       expect(answer).not.toContain(pasted);

@@ -126,6 +126,16 @@ describe('webhook endpoints', () => {
   });
 });
 
+describe('the delivery history', () => {
+  it('never answers a key back, even one pasted as the name of a query parameter', async () => {
+    const pasted = `sk_live_${'A1b2'.repeat(8)}`;
+    const answer = await webhooks('GET', `/${randomUUID()}/deliveries?${pasted}=1`);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: 'validation_failed' });
+    expect(JSON.stringify(answer.body)).not.toContain(pasted.slice('sk_live_'.length));
+  });
+});
+
 describe('plan limits', () => {
   it('Starter: at most 3 endpoints, enforced atomically under concurrent creation', async () => {
     const team = await signUpTeam(url(), 'starter');

@@ -29,20 +29,20 @@ export const errorHandler: ErrorRequestHandler = (error, request, response, _nex
   const apiError = toApiError(error);
   if (apiError.status >= 500) request.log.error('request failed', { error });
   for (const [name, value] of Object.entries(apiError.headers)) response.setHeader(name, value);
-  // Error texts repeat what the client sent (a field name, a parameter): a key pasted into one
-  // must not come back in the answer.
-  response.status(apiError.status).json(redactValue({ error: apiError.code, message: apiError.message, ...apiError.details }));
+  response.status(apiError.status).json({ error: apiError.code, message: apiError.message, ...apiError.details });
 };
 
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ContractViolation) {
-    const first = error.violations[0];
+    // Field names are what the client sent, a key pasted as one included: redacted like a log line.
+    const violations = redactValue(error.violations) as typeof error.violations;
+    const first = violations[0];
     // Query contracts are named `…-query`; the others describe bodies.
     const part = error.contract.endsWith('-query') ? 'query' : 'body';
     return new ApiError('validation_failed', `The request ${part} is invalid: ${first?.field || part} ${first?.message ?? ''}`.trim(), {
       field: first?.field ?? '',
-      violations: error.violations,
+      violations,
     });
   }
   if (error instanceof RpcTimeoutError) {

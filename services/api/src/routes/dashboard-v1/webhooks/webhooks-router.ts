@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { redactText } from '@feedback/logging';
 import type { Request } from 'express';
 import { ApiError } from '../../../http/api-error.js';
 import { methodNotAllowed } from '../../../http/method-not-allowed.js';
@@ -12,7 +13,11 @@ import type { RouteContext } from '../../route-context.js';
  */
 function historyQuery(query: Request['query']): { cursor?: string; limit?: number } {
   const unknown = Object.keys(query).find((name) => name !== 'cursor' && name !== 'limit');
-  if (unknown !== undefined) throw new ApiError('validation_failed', `Unknown query parameter "${unknown}": page with cursor and limit.`, { field: `/${unknown}` });
+  if (unknown !== undefined) {
+    // The name is the client's, a key pasted as one included.
+    const name = redactText(unknown);
+    throw new ApiError('validation_failed', `Unknown query parameter "${name}": page with cursor and limit.`, { field: `/${name}` });
+  }
   const { cursor, limit } = query;
   if (limit !== undefined && !(typeof limit === 'string' && /^\d{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 100)) {
     throw new ApiError('validation_failed', 'limit must be a whole number from 1 to 100.', { field: '/limit' });
