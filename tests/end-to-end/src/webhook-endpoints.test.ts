@@ -133,6 +133,11 @@ describe('the delivery history', () => {
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ error: 'validation_failed' });
     expect(JSON.stringify(answer.body)).not.toContain(pasted.slice('sk_live_'.length));
+    // Or as a field of a body the command's contract refuses.
+    const created = await webhooks('POST', '', { ...endpoint('Pasted'), [pasted]: 1 });
+    expect(created.status).toBe(400);
+    expect(created.body).toMatchObject({ error: 'validation_failed' });
+    expect(JSON.stringify(created.body)).not.toContain(pasted.slice('sk_live_'.length));
   });
 });
 

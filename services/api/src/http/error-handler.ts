@@ -53,8 +53,9 @@ function toApiError(error: unknown): ApiError {
     return new ApiError('service_unavailable', 'The request met other changes to the same records and was not applied. Retry shortly.', {}, { 'Retry-After': '1' });
   }
   if (error instanceof RpcError && error.code === 'session_invalid') return new ApiError('invalid_session', error.message);
-  // A request the other service refused by its contract: the client sent it, so it is a 400.
-  if (error instanceof RpcError && error.code === 'contract_violation') return new ApiError('validation_failed', error.message);
+  // A request the other service refused by its contract: the client sent it, so it is a 400 (its
+  // text names what the client sent, redacted as above).
+  if (error instanceof RpcError && error.code === 'contract_violation') return new ApiError('validation_failed', redactText(error.message));
   if (error instanceof RpcError && PASSED_THROUGH_RPC_CODES.has(error.code) && error.code in ERROR_STATUS) {
     return new ApiError(error.code as ErrorCode, error.message, {}, error.code === 'service_unavailable' ? { 'Retry-After': '1' } : {});
   }
