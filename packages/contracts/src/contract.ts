@@ -36,7 +36,7 @@ export class ContractViolation extends Error {
 export const NOT_BLANK = '\\S';
 
 /** Required text that people read: 1 to `max` characters, not white space alone. */
-export const requiredText = <const N extends number>(max: N) => ({ type: 'string', minLength: 1, maxLength: max, pattern: NOT_BLANK }) as const;
+export const requiredText = (max: number) => ({ type: 'string', minLength: 1, maxLength: max, pattern: NOT_BLANK }) as const;
 
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, useDefaults: false });
 (addFormats as unknown as (ajv: Ajv2020) => void)(ajv);

@@ -75,6 +75,16 @@ describe('analytics', () => {
   });
 });
 
+/** Resolves once exactly `sessions` sessions of this database wait for a lock. */
+const untilWaitingForLocks = (client: pg.Client, sessions: number, what: string) =>
+  eventually(
+    async () => {
+      const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+      return rows[0]!.n === sessions ? true : undefined;
+    },
+    { timeoutMs: 5000, what },
+  );
+
 describe('privacy', () => {
   const user = { external_id: 'erase-me', name: 'Eve' };
 
@@ -189,15 +199,7 @@ describe('privacy', () => {
       await batch.query('BEGIN');
       await batch.query('UPDATE api.outbox_events SET published_at = now() WHERE position = $1', [about]);
       erasure = api('DELETE', `/privacy/users/${user}`);
-      await eventually(
-        async () => {
-          const { rows } = await fence.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-          );
-          return rows[0]!.n === 1 ? true : undefined;
-        },
-        { timeoutMs: 5000, what: 'the erasure to wait for the batch' },
-      );
+      await untilWaitingForLocks(fence, 1, 'the erasure to wait for the batch');
       // ...then the next, which the erasure must not be holding meanwhile.
       await batch.query('UPDATE api.outbox_events SET published_at = now() WHERE position = $1', [by]);
       await batch.query('COMMIT');
@@ -229,8 +231,6 @@ describe('privacy', () => {
     return ids;
   }
 
-  const lockCount = async (client: pg.Client) =>
-    (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0]!.n;
 
   it('erases two users who commented on each other\'s suggestions at the same moment, in turn, without a deadlock', async () => {
     const suggestions = await mutualCommenters('mutual-a', 'mutual-b');
@@ -249,7 +249,7 @@ describe('privacy', () => {
       await holder.query('BEGIN');
       await holder.query('SELECT id FROM api.suggestions WHERE id = ANY ($1::int[]) FOR UPDATE', [suggestions]);
       erasures = [api('DELETE', '/privacy/users/mutual-a'), api('DELETE', '/privacy/users/mutual-b')];
-      await eventually(async () => ((await lockCount(holder)) === 2 ? true : undefined), { timeoutMs: 5000, what: 'both erasures to wait' });
+      await untilWaitingForLocks(holder, 2, 'both erasures to wait');
       await holder.query('COMMIT');
       for (const answer of await Promise.all(erasures)) {
         expect(answer.status).toBe(200);
@@ -281,7 +281,7 @@ describe('privacy', () => {
       await holder.query(`SET LOCAL deadlock_timeout = '20s'`);
       await holder.query('SELECT id FROM api.suggestions WHERE id = $1 FOR UPDATE', [other]);
       erasure = api('DELETE', '/privacy/users/deadlocked-a');
-      await eventually(async () => ((await lockCount(holder)) === 1 ? true : undefined), { timeoutMs: 5000, what: 'the erasure to wait' });
+      await untilWaitingForLocks(holder, 1, 'the erasure to wait');
       // The erasure holds its user's suggestion and waits for the other; this now waits for theirs.
       await holder.query('UPDATE api.suggestions SET comment_count = comment_count WHERE id = $1', [theirs]);
       await holder.query('COMMIT');

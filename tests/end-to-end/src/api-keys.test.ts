@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { hashSecretKey } from '@feedback/keys';
-import { createLogger } from '@feedback/logging';
-import { Broker, RpcClient, topologyNames } from '@feedback/messaging';
 import { eventually, untilSomeoneWaitsOn } from '@feedback/test-support';
 import pg from 'pg';
-import winston from 'winston';
 import { call, createApp, grantScopes, signUpTeam } from './dashboard.js';
 import type { Answer, Owner } from './dashboard.js';
-import { startSystem } from './system.js';
+import { connectRpcCaller, startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
 
 let system: RunningSystem;
@@ -184,14 +181,11 @@ describe('revoke, restore and rotate', () => {
     await grantScopes(url(), owner.token, appId, ['suggestions:write']);
     const keyRow = () => system.authority.prisma.apiKey.findFirstOrThrow({ where: { appId } });
     const before = await keyRow();
-    const silent = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
-    const broker = Broker.connect({ url: system.env['AMQP_URL']!, connectionName: 'impatient-dashboard', logger: silent });
     // A dashboard that waits 1.5 s: enough for the rotation and the key change's 1 s notice, unless the rotation is held up.
-    const impatient = new RpcClient(broker, silent, { names: topologyNames(system.namespace), timeoutMs: 1500 });
+    const impatient = await connectRpcCaller(system, { name: 'impatient-dashboard', timeoutMs: 1500 });
     const holder = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
     await holder.connect();
     try {
-      await broker.waitUntilConnected(5000);
       await holder.query('BEGIN');
       await holder.query('SELECT 1 FROM authority.api_keys WHERE id = $1 FOR UPDATE', [before.id]);
       const late = impatient.call('authority.rotateKey', { actor: { member_id: owner.memberId, team_id: owner.teamId }, app_id: appId });
@@ -206,7 +200,6 @@ describe('revoke, restore and rotate', () => {
       await holder.query('ROLLBACK').catch(() => undefined);
       await holder.end();
       await impatient.close();
-      await broker.close();
     }
     const after = await keyRow();
     expect(after.keyHash).toBe(before.keyHash);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import winston from 'winston';
 import { createLogger } from '@feedback/logging';
-import { durableBrokerObjects } from '@feedback/messaging';
+import { Broker, RpcClient, durableBrokerObjects, topologyNames } from '@feedback/messaging';
 import type { Logger } from '@feedback/logging';
 import { TcpProxy, createTestDatabase, createTestNamespace, deleteBrokerObjects, testCertificates } from '@feedback/test-support';
 import type { TestDatabase } from '@feedback/test-support';
@@ -108,4 +108,22 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
 export function healthUrl(service: { healthServer: Server }): string {
   const address = service.healthServer.address() as AddressInfo;
   return `http://127.0.0.1:${address.port}`;
+}
+
+/**
+ * An RPC caller of its own on the system's broker namespace, with its own time limit: a dashboard
+ * that gives up sooner, or a request that reaches a service late. Close it when done.
+ */
+export async function connectRpcCaller(system: RunningSystem, options: { name: string; timeoutMs: number }): Promise<RpcClient & { close(): Promise<void> }> {
+  const silent = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
+  const broker = Broker.connect({ url: system.env['AMQP_URL']!, connectionName: options.name, logger: silent });
+  await broker.waitUntilConnected(5000);
+  const rpc = new RpcClient(broker, silent, { names: topologyNames(system.namespace), timeoutMs: options.timeoutMs });
+  const closeRpc = rpc.close.bind(rpc);
+  return Object.assign(rpc, {
+    async close() {
+      await closeRpc();
+      await broker.close();
+    },
+  });
 }

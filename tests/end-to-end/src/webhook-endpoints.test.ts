@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { createLogger } from '@feedback/logging';
-import { Broker, RpcClient, topologyNames } from '@feedback/messaging';
+import type { RpcClient } from '@feedback/messaging';
 import pg from 'pg';
-import winston from 'winston';
 import { untilSomeoneWaitsOn } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
-import { startSystem } from './system.js';
+import { connectRpcCaller, startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
 
 let system: RunningSystem;
@@ -171,16 +169,12 @@ describe('plan limits', () => {
     const teamId = (await call<{ id: string }>(url(), 'GET', '/dashboard/v1/team', { token: team.token })).body.id;
     expect((await call(url(), 'PATCH', '/dashboard/v1/team', { token: team.token, body: { plan: 'free' } })).status).toBe(200);
     // A creation the dashboard authorised a moment before, on Pro, reaches the worker only now.
-    const silent = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
-    const broker = Broker.connect({ url: system.env['AMQP_URL']!, connectionName: 'stale-creation', logger: silent });
-    const rpc = new RpcClient(broker, silent, { names: topologyNames(system.namespace), timeoutMs: 5000 });
+    const rpc = await connectRpcCaller(system, { name: 'stale-creation', timeoutMs: 5000 });
     try {
-      await broker.waitUntilConnected(5000);
       const late = rpc.call('webhook-worker.createEndpoint', { owner: { team_id: teamId, app_id: app, plan: 'pro' }, name: 'Late', url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
       await expect(late).rejects.toMatchObject({ code: 'plan_limit_reached' });
     } finally {
       await rpc.close();
-      await broker.close();
     }
     expect((await webhooks('GET', '', undefined, team.token, app)).body['items']).toEqual([]);
   });
@@ -205,16 +199,12 @@ describe('plan limits', () => {
   });
 
   describe('a creation or rotation still running when its caller gives up', () => {
-    const silent = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
-    let broker: Broker;
     let impatient: RpcClient;
     let holder: pg.Client;
 
     beforeAll(async () => {
-      broker = Broker.connect({ url: system.env['AMQP_URL']!, connectionName: 'impatient-dashboard', logger: silent });
       // A dashboard that waits a second for the worker (its own 2 s wait for the team's lock outlasts it).
-      impatient = new RpcClient(broker, silent, { names: topologyNames(system.namespace), timeoutMs: 1000 });
-      await broker.waitUntilConnected(5000);
+      impatient = await connectRpcCaller(system, { name: 'impatient-dashboard', timeoutMs: 1000 });
     });
 
     beforeEach(async () => {
@@ -227,8 +217,7 @@ describe('plan limits', () => {
     });
 
     afterAll(async () => {
-      await impatient.close();
-      await broker.close();
+      await impatient?.close();
     });
 
     it('is not committed: no endpoint whose secret nobody saw, and no second one when the member presses again', async () => {

@@ -3,34 +3,32 @@ import { endUserSchema } from './end-user-schema.js';
 
 /** Bodies of the widget and dashboard product actions. */
 
-const text = requiredText;
-
 export const widgetSuggestionRequest = defineContract('widget-suggestion-request', {
   type: 'object',
   required: ['title', 'user'],
   additionalProperties: false,
-  properties: { title: text(200), body: { type: ['string', 'null'], maxLength: 10_000 }, user: endUserSchema },
+  properties: { title: requiredText(200), body: { type: ['string', 'null'], maxLength: 10_000 }, user: endUserSchema },
 } as const);
 
 export const widgetCommentRequest = defineContract('widget-comment-request', {
   type: 'object',
   required: ['body', 'user'],
   additionalProperties: false,
-  properties: { body: text(10_000), user: endUserSchema },
+  properties: { body: requiredText(10_000), user: endUserSchema },
 } as const);
 
 export const widgetTicketRequest = defineContract('widget-ticket-request', {
   type: 'object',
   required: ['subject', 'body', 'user'],
   additionalProperties: false,
-  properties: { subject: text(200), body: text(20_000), user: endUserSchema },
+  properties: { subject: requiredText(200), body: requiredText(20_000), user: endUserSchema },
 } as const);
 
 export const widgetReplyRequest = defineContract('widget-reply-request', {
   type: 'object',
   required: ['body', 'user'],
   additionalProperties: false,
-  properties: { body: text(20_000), user: endUserSchema },
+  properties: { body: requiredText(20_000), user: endUserSchema },
 } as const);
 
 export const widgetSurveyResponseRequest = defineContract('widget-survey-response-request', {
@@ -64,7 +62,7 @@ export const memberCommentRequest = defineContract('member-comment-request', {
   type: 'object',
   required: ['body'],
   additionalProperties: false,
-  properties: { body: text(10_000) },
+  properties: { body: requiredText(10_000) },
 } as const);
 
 export const ticketMessageRequest = defineContract('ticket-message-request', {
@@ -72,7 +70,7 @@ export const ticketMessageRequest = defineContract('ticket-message-request', {
   required: ['body', 'visibility'],
   additionalProperties: false,
   properties: {
-    body: text(20_000),
+    body: requiredText(20_000),
     visibility: { enum: ['public', 'internal'], description: '`public` is a reply the end user sees (emits ticket.replied); `internal` is a team-only note.' },
   },
 } as const);
