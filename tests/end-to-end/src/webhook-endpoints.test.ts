@@ -44,6 +44,8 @@ describe('webhook endpoints', () => {
     const listed = await webhooks('GET', '');
     expect(JSON.stringify(listed.body)).not.toContain(firstSecret);
     expect(listed.body['items']).toEqual([expect.objectContaining({ id: endpointId, name: 'Main', events: ['suggestion.created', 'ticket.replied'] })]);
+    // No cache along the way keeps an answer that shows a secret.
+    expect(created.headers.get('cache-control')).toBe('no-store');
     const stored = await system.worker.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } });
     expect(stored.secretEncrypted).not.toContain('whsec_');
     expect(stored.secretEncrypted).not.toContain(firstSecret.slice(6));
@@ -121,6 +123,45 @@ describe('webhook endpoints', () => {
     // Refused for who they are before anything they sent is looked at.
     const history = await webhooks('GET', `/${randomUUID()}/deliveries?limit=1000&before=x`, undefined, token);
     expect(history.body).toMatchObject({ error: 'insufficient_role' });
+    expect((await webhooks('GET', '/not-an-id', undefined, token)).body).toMatchObject({ error: 'insufficient_role' });
+    expect((await webhooks('PATCH', `/${randomUUID()}`, ['not', 'an', 'object'], token)).body).toMatchObject({ error: 'insufficient_role' });
+  });
+
+  it('answer 404 for an id that is not one, as for one no endpoint or delivery has', async () => {
+    for (const path of ['/not-an-id', '/not-an-id/deliveries', `/${randomUUID()}/deliveries/not-an-id`, '/1']) {
+      const answer = await webhooks('GET', path);
+      expect({ path, status: answer.status, error: answer.body['error'] }).toEqual({ path, status: 404, error: 'not_found' });
+    }
+    expect((await webhooks('DELETE', '/not-an-id')).status).toBe(404);
+  });
+
+  it('refuse a body that is not a JSON object as a whole', async () => {
+    const refused = await webhooks('POST', '', [endpoint('In an array')]);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error: 'validation_failed', message: 'The body must be a JSON object.', field: '' });
+  });
+
+  it('answer 405 with the methods a path takes, on every webhook path', async () => {
+    const id = randomUUID();
+    const cases: Array<[string, string, string]> = [
+      ['PUT', '', 'GET, POST'],
+      ['POST', `/${id}`, 'GET, PATCH, DELETE'],
+      ['GET', `/${id}/rotate-secret`, 'POST'],
+      ['GET', `/${id}/test`, 'POST'],
+      ['DELETE', `/${id}/deliveries`, 'GET'],
+      ['PATCH', `/${id}/deliveries/${id}`, 'GET'],
+      ['GET', `/${id}/deliveries/${id}/redeliver`, 'POST'],
+    ];
+    for (const [method, path, allowed] of cases) {
+      const answer = await webhooks(method, path);
+      expect({ method, path, status: answer.status, error: answer.body['error'], allow: answer.headers.get('allow') }).toEqual({
+        method,
+        path,
+        status: 405,
+        error: 'method_not_allowed',
+        allow: allowed,
+      });
+    }
   });
 });
 
@@ -149,12 +190,14 @@ describe('plan limits', () => {
     expect(refused.map((answer) => answer.body['error'])).toEqual(['plan_limit_reached', 'plan_limit_reached', 'plan_limit_reached']);
   });
 
-  it('Free: none', async () => {
+  it('Free: none, said before anything about the URL', async () => {
     const team = await signUpTeam(url(), 'free');
     const app = (await createApp(url(), team.token, 'Free')).appId;
     const refused = await webhooks('POST', '', endpoint('E'), team.token, app);
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ error: 'plan_limit_reached' });
+    const unsafe = await webhooks('POST', '', endpoint('E', { url: 'http://169.254.169.254/' }), team.token, app);
+    expect(unsafe.body).toMatchObject({ error: 'plan_limit_reached' });
   });
 
   it('Pro: no limit', async () => {

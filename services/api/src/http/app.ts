@@ -33,6 +33,11 @@ export interface AppOptions {
   metrics?: Registry;
 }
 
+const doNotStore: RequestHandler = (_request, response, next) => {
+  response.set('Cache-Control', 'no-store');
+  next();
+};
+
 export function buildApp(options: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -48,6 +53,8 @@ export function buildApp(options: AppOptions): Express {
   });
   app.all('/api/v1/openapi.json', methodNotAllowed(['GET']));
 
+  // Answers are a team's own data, and some carry a secret shown once: no cache keeps them.
+  app.use(['/api/v1', '/widget/v1', '/dashboard/v1'], doNotStore);
   app.use('/api/v1', apiV1Router(options.context, [options.failureRateLimits.api, options.secretKeyAuth]));
 
   // Bodies are read once the caller is known: on /api/v1 by each route after its scope check; on

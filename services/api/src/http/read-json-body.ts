@@ -1,5 +1,6 @@
 import express from 'express';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
+import { ApiError } from './api-error.js';
 import { refuseNulCharacters } from './refuse-nul-characters.js';
 import { requireJsonBody } from './require-json-body.js';
 
@@ -10,3 +11,14 @@ import { requireJsonBody } from './require-json-body.js';
  * carried, and the body of a request that is refused anyway is never parsed.
  */
 export const readJsonBody: RequestHandler[] = [express.json({ limit: '256kb' }), requireJsonBody, refuseNulCharacters];
+
+/**
+ * The JSON body as the object a dashboard command takes; no body is an empty one. Any other JSON
+ * value (an array, a string) is refused as a whole rather than read as fields.
+ */
+export function bodyObject(request: Request): Record<string, unknown> {
+  const { body } = request as { body: unknown };
+  if (body === undefined) return {};
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) return body as Record<string, unknown>;
+  throw new ApiError('validation_failed', 'The body must be a JSON object.', { field: '' });
+}

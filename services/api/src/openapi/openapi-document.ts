@@ -315,26 +315,47 @@ function dashboardWebhookPaths() {
   const body = (method: keyof typeof rpcMethods, omit: string[]) => ({
     requestBody: { required: true, content: json(bodySchema(rpcMethods[method].request.schema as Schema, ['owner', ...omit])) },
   });
-  const errors = { ...dashboardErrors, '409': errorResponse('`delivery_in_progress` or `delivery_withheld`.') };
+  // What every webhook operation may answer, and what only some do (by operation below).
+  const errors = {
+    '401': dashboardErrors['401'],
+    '403': errorResponse('`insufficient_role`: this needs an Owner or Admin.'),
+    '404': errorResponse('`not_found`: no such app, endpoint or delivery for this team (also an id that is not one).'),
+    '405': commonErrors['405'],
+    '429': dashboardErrors['429'],
+    '500': commonErrors['500'],
+    '503': errorResponseWithHeaders('`service_unavailable`: a service did not answer in time, or the change met another; retry.', { 'Retry-After': 'Seconds to wait before retrying.' }),
+  };
+  const withBody = {
+    '413': commonErrors['413'],
+    '415': commonErrors['415'],
+  };
+  const invalidEndpoint = errorResponse(
+    '`validation_failed` with the offending `field`, `malformed_json`, or `unsafe_url`: only https URLs of public hosts (see the webhook guide).',
+  );
   const operation = (operationId: string, summary: string, responses: Record<string, unknown>, extra: Operation = {}) => ({
     operationId,
     summary,
     tags: ['Webhooks'],
     security: [{ memberSession: [] }],
     ...extra,
-    responses: { ...responses, ...errors },
+    responses: { ...errors, ...responses },
   });
   return {
     '/dashboard/v1/apps/{appId}/webhooks': {
       get: operation('listEndpoints', "Owner or Admin: the app's webhook endpoints (never their secrets).", result('webhook-worker.listEndpoints'), { parameters: [app] }),
-      post: operation('createEndpoint', 'Owner or Admin: a public HTTPS endpoint and its events; the answer shows the signing secret, once. Free: none; Starter: 3; Pro: unlimited (`plan_limit_reached`). Unsafe URLs: `unsafe_url`.', result('webhook-worker.createEndpoint', '201'), {
+      post: operation('createEndpoint', 'Owner or Admin: a public HTTPS endpoint and its events; the answer shows the signing secret, once. Free: none; Starter: 3; Pro: unlimited (`plan_limit_reached`). Unsafe URLs: `unsafe_url`.', {
+        ...result('webhook-worker.createEndpoint', '201'),
+        '400': invalidEndpoint,
+        '403': errorResponse('`insufficient_role` (an Owner or Admin only), or `plan_limit_reached`: the plan includes no more endpoints for the team.'),
+        ...withBody,
+      }, {
         parameters: [app],
         ...body('webhook-worker.createEndpoint', []),
       }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}': {
       get: operation('getEndpoint', 'Owner or Admin: one endpoint: name, URL and events (never its secret).', result('webhook-worker.getEndpoint'), { parameters: [app, endpoint] }),
-      patch: operation('updateEndpoint', 'Owner or Admin: change name, URL or events.', result('webhook-worker.updateEndpoint'), {
+      patch: operation('updateEndpoint', 'Owner or Admin: change name, URL or events (a new URL is checked as on creation: `unsafe_url`).', { ...result('webhook-worker.updateEndpoint'), '400': invalidEndpoint, ...withBody }, {
         parameters: [app, endpoint],
         ...body('webhook-worker.updateEndpoint', ['endpoint_id']),
       }),
@@ -347,12 +368,15 @@ function dashboardWebhookPaths() {
       post: operation('sendTest', 'Owner or Admin: delivers a webhook.ping to this endpoint, retried on the usual schedule if it fails.', result('webhook-worker.sendTest', '202'), { parameters: [app, endpoint] }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries': {
-      get: operation('listDeliveries', 'Owner or Admin: deliveries, newest first: status, response code, attempts. A settled delivery is kept 30 days (by default) after its last change. `next_cursor` (null on the last page) passed back as `cursor` gives the next page (`invalid_cursor` if it is not from this history).', result('webhook-worker.listDeliveries'), {
+      get: operation('listDeliveries', 'Owner or Admin: deliveries, newest first: status, response code, attempts. A settled delivery is kept 30 days (by default) after its last change. `next_cursor` (null on the last page) passed back as `cursor` gives the next page (`invalid_cursor` if it is not from this history).', {
+        ...result('webhook-worker.listDeliveries'),
+        '400': errorResponse('`validation_failed` (a `limit` out of range, or a query parameter other than `cursor` and `limit`), or `invalid_cursor`.'),
+      }, {
         parameters: [
           app,
           endpoint,
           { name: 'cursor', in: 'query', required: false, description: "The previous page's `next_cursor`.", schema: { type: 'string' } },
-          { name: 'limit', in: 'query', required: false, description: '1 to 100, default 50.', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+          { name: 'limit', in: 'query', required: false, description: 'Deliveries per page.', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
         ],
       }),
     },
@@ -362,7 +386,10 @@ function dashboardWebhookPaths() {
       }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver': {
-      post: operation('redeliver', 'Owner or Admin: one more attempt with the same id, once the delivery has settled (delivered, abandoned or cancelled).', result('webhook-worker.redeliver', '202'), {
+      post: operation('redeliver', 'Owner or Admin: one more attempt with the same id, once the delivery has settled (delivered, abandoned or cancelled).', {
+        ...result('webhook-worker.redeliver', '202'),
+        '409': errorResponse('`delivery_in_progress`: it has not settled yet; or `delivery_withheld`: its user was erased.'),
+      }, {
         parameters: [app, endpoint, delivery],
       }),
     },

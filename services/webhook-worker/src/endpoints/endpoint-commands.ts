@@ -46,12 +46,23 @@ export type CurrentPlan = (teamId: string) => Promise<Plan>;
 /** Creations and counts of one team's endpoints take turns: a transaction-scoped lock on the team. */
 const lockTeamEndpoints = (tx: Prisma.TransactionClient, teamId: string) => tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`endpoints:${teamId}`}))`;
 
+function planLimitReached(plan: Plan): RpcError {
+  const limit = WEBHOOK_ENDPOINT_LIMITS[plan];
+  return new RpcError(
+    'plan_limit_reached',
+    limit === 0 ? 'Webhooks are not included in the Free plan. Upgrade to Starter or Pro.' : `The ${plan} plan includes up to ${limit} webhook endpoints. Upgrade to Pro for more.`,
+  );
+}
+
 /** Endpoint management, answered over RPC for the dashboard (through the api). */
 export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls: EndpointUrlPolicy, currentPlan: CurrentPlan) {
   const owned = (owner: Owner, endpointId: string) => findOwnedEndpoint(prisma, owner, endpointId);
 
   return {
     async create(request: RpcRequest<'webhook-worker.createEndpoint'>, call: RpcCall): Promise<RpcResult<'webhook-worker.createEndpoint'>> {
+      // A plan without webhooks is told so before its URL is checked (a DNS lookup, and an error
+      // about a URL it could not use anyway).
+      if (WEBHOOK_ENDPOINT_LIMITS[request.owner.plan] === 0) throw planLimitReached(request.owner.plan);
       const url = await urls.check(request.url);
       const secret = generateSigningSecret();
       const endpoint = await prisma.$transaction(async (tx) => {
@@ -67,12 +78,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
         // which the authority's count after lowering a plan also takes, so one or the other sees it.
         const plan = count < WEBHOOK_ENDPOINT_LIMITS[request.owner.plan] ? await currentPlan(request.owner.team_id) : request.owner.plan;
         const limit = WEBHOOK_ENDPOINT_LIMITS[plan];
-        if (count >= limit) {
-          throw new RpcError(
-            'plan_limit_reached',
-            limit === 0 ? 'Webhooks are not included in the Free plan. Upgrade to Starter or Pro.' : `The ${plan} plan includes up to ${limit} webhook endpoints. Upgrade to Pro for more.`,
-          );
-        }
+        if (count >= limit) throw planLimitReached(plan);
         const created = await tx.webhookEndpoint.create({
           data: {
             teamId: request.owner.team_id,

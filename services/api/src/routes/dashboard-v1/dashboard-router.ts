@@ -2,16 +2,14 @@ import { Router } from 'express';
 import type { Request } from 'express';
 import type { RpcMethod, RpcRequest } from '@feedback/contracts';
 import { memberAuth } from '../../auth/member-auth.js';
+import { answerOtherMethods } from '../../http/method-not-allowed.js';
+import { bodyObject } from '../../http/read-json-body.js';
 import { recordId } from '../../product/request-schemas.js';
 import type { RouteContext } from '../route-context.js';
 import { DASHBOARD_ROUTES } from './dashboard-routes.js';
 import { productRouter } from './product/product-router.js';
 import { webhooksRouter } from './webhooks/webhooks-router.js';
 import type { DashboardRoute } from './dashboard-routes.js';
-
-/** The JSON body as an object (an absent body is an empty one). */
-const bodyOf = (request: Request): Record<string, unknown> =>
-  request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
 
 /**
  * A path parameter as its field. App ids are numbers: one beyond any record's is an app no team
@@ -27,7 +25,7 @@ function paramValue(field: 'app_id' | 'member_id', raw: string): string | number
  * (always from the session) can be overridden by the body.
  */
 function commandRequest(route: DashboardRoute, request: Request): RpcRequest<RpcMethod> {
-  const fields: Record<string, unknown> = route.body ? { ...bodyOf(request) } : {};
+  const fields: Record<string, unknown> = route.body ? { ...bodyObject(request) } : {};
   for (const [param, field] of Object.entries(route.params ?? {})) fields[field] = paramValue(field, String(request.params[param]));
   if (!route.public) fields['actor'] = { member_id: request.member!.member_id, team_id: request.member!.team_id };
   return fields as RpcRequest<RpcMethod>;
@@ -47,5 +45,6 @@ export function dashboardRouter(context: RouteContext): Router {
   DASHBOARD_ROUTES.filter((route) => !route.public).forEach(mount);
   router.use(productRouter(context));
   router.use(webhooksRouter(context));
+  answerOtherMethods(router);
   return router;
 }

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Request } from 'express';
-import { methodNotAllowed } from '../../../http/method-not-allowed.js';
+import { answerOtherMethods } from '../../../http/method-not-allowed.js';
 import { parseListQuery } from '../../../pagination/list-query.js';
 import type { Actor, AppRef } from '../../../product/actor.js';
 import { memberCommentRequest, recordId, suggestionStatusRequest, ticketMessageRequest, ticketStatusRequest } from '../../../product/request-schemas.js';
@@ -50,9 +50,6 @@ export function productRouter(context: RouteContext): Router {
   router.post('/apps/:appId/tickets/:ticketId/messages', act(201, (tx, app, request) =>
     addTicketMessage(tx, app, recordId(request.params['ticketId']), ticketMessageRequest.parse(request.body), memberOf(request)),
   ));
-  router.all('/apps/:appId/suggestions', methodNotAllowed(['GET']));
-  router.all('/apps/:appId/tickets', methodNotAllowed(['GET']));
-  router.all('/apps/:appId/suggestions/:suggestionId', methodNotAllowed(['PATCH']));
-  router.all('/apps/:appId/tickets/:ticketId', methodNotAllowed(['PATCH']));
+  answerOtherMethods(router);
   return router;
 }

@@ -2,10 +2,22 @@ import { Router } from 'express';
 import { redactText } from '@feedback/logging';
 import type { Request } from 'express';
 import { ApiError } from '../../../http/api-error.js';
-import { methodNotAllowed } from '../../../http/method-not-allowed.js';
+import { answerOtherMethods } from '../../../http/method-not-allowed.js';
+import { bodyObject } from '../../../http/read-json-body.js';
 import { recordId } from '../../../product/request-schemas.js';
 import type { RouteContext } from '../../route-context.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * An endpoint or delivery id from the path. One that is not a UUID names nothing: 404, as for an
+ * id no endpoint has, rather than an error about a body the request may not even have.
+ */
+function pathId(request: Request, param: 'endpointId' | 'deliveryId'): string {
+  const raw = String(request.params[param]);
+  if (UUID.test(raw)) return raw.toLowerCase();
+  throw new ApiError('not_found', param === 'endpointId' ? 'No such webhook endpoint for this app.' : 'No such delivery for this endpoint.');
+}
 
 /**
  * The delivery history's query: `cursor` and `limit` only. Anything else is refused by name (a
@@ -46,30 +58,35 @@ export function webhooksRouter(context: RouteContext): Router {
     const granted = await authorize(request);
     return { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan };
   };
-  const deliveryId = (request: Request) => String(request.params['deliveryId']);
-  const body = (request: Request) => (request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {});
-  const endpointId = (request: Request) => String(request.params['endpointId']);
+  // Each handler asks `ownerOf` first: whoever may not manage webhooks is told so whatever the
+  // path or body holds.
+  const endpointId = (request: Request) => pathId(request, 'endpointId');
+  const deliveryId = (request: Request) => pathId(request, 'deliveryId');
 
   router.get('/apps/:appId/webhooks', async (request, response) => {
     response.json(await call('webhook-worker.listEndpoints', { owner: await ownerOf(request) }, timeout));
   });
   router.post('/apps/:appId/webhooks', async (request, response) => {
-    const created = await call('webhook-worker.createEndpoint', { ...(body(request) as object), owner: await ownerOf(request) } as never, timeout);
+    const owner = await ownerOf(request);
+    const created = await call('webhook-worker.createEndpoint', { ...bodyObject(request), owner } as never, timeout);
     response.status(201).json(created);
   });
   router.get('/apps/:appId/webhooks/:endpointId', async (request, response) => {
-    response.json(await call('webhook-worker.getEndpoint', { endpoint_id: endpointId(request), owner: await ownerOf(request) }, timeout));
+    const owner = await ownerOf(request);
+    response.json(await call('webhook-worker.getEndpoint', { owner, endpoint_id: endpointId(request) }, timeout));
   });
   router.patch('/apps/:appId/webhooks/:endpointId', async (request, response) => {
     const owner = await ownerOf(request);
-    response.json(await call('webhook-worker.updateEndpoint', { ...(body(request) as object), endpoint_id: endpointId(request), owner } as never, timeout));
+    response.json(await call('webhook-worker.updateEndpoint', { ...bodyObject(request), endpoint_id: endpointId(request), owner } as never, timeout));
   });
   router.delete('/apps/:appId/webhooks/:endpointId', async (request, response) => {
-    await call('webhook-worker.deleteEndpoint', { endpoint_id: endpointId(request), owner: await ownerOf(request) }, timeout);
+    const owner = await ownerOf(request);
+    await call('webhook-worker.deleteEndpoint', { owner, endpoint_id: endpointId(request) }, timeout);
     response.status(204).end();
   });
   router.post('/apps/:appId/webhooks/:endpointId/rotate-secret', async (request, response) => {
-    response.json(await call('webhook-worker.rotateEndpointSecret', { endpoint_id: endpointId(request), owner: await ownerOf(request) }, timeout));
+    const owner = await ownerOf(request);
+    response.json(await call('webhook-worker.rotateEndpointSecret', { owner, endpoint_id: endpointId(request) }, timeout));
   });
   router.post('/apps/:appId/webhooks/:endpointId/test', async (request, response) => {
     const granted = await authorize(request);
@@ -82,19 +99,19 @@ export function webhooksRouter(context: RouteContext): Router {
     response.status(202).json(delivery);
   });
   router.get('/apps/:appId/webhooks/:endpointId/deliveries', async (request, response) => {
-    // Who may, first: a Member is told 403 whatever the query says.
     const owner = await ownerOf(request);
     const page = historyQuery(request.query);
     response.json(await call('webhook-worker.listDeliveries', { owner, endpoint_id: endpointId(request), ...page }, timeout));
   });
   router.get('/apps/:appId/webhooks/:endpointId/deliveries/:deliveryId', async (request, response) => {
-    response.json(await call('webhook-worker.getDelivery', { owner: await ownerOf(request), endpoint_id: endpointId(request), delivery_id: deliveryId(request) }, timeout));
+    const owner = await ownerOf(request);
+    response.json(await call('webhook-worker.getDelivery', { owner, endpoint_id: endpointId(request), delivery_id: deliveryId(request) }, timeout));
   });
   router.post('/apps/:appId/webhooks/:endpointId/deliveries/:deliveryId/redeliver', async (request, response) => {
-    const delivery = await call('webhook-worker.redeliver', { owner: await ownerOf(request), endpoint_id: endpointId(request), delivery_id: deliveryId(request) }, timeout);
+    const owner = await ownerOf(request);
+    const delivery = await call('webhook-worker.redeliver', { owner, endpoint_id: endpointId(request), delivery_id: deliveryId(request) }, timeout);
     response.status(202).json(delivery);
   });
-  router.all('/apps/:appId/webhooks', methodNotAllowed(['GET', 'POST']));
-  router.all('/apps/:appId/webhooks/:endpointId', methodNotAllowed(['GET', 'PATCH', 'DELETE']));
+  answerOtherMethods(router);
   return router;
 }
