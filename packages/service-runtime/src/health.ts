@@ -4,6 +4,21 @@ import { Router } from 'express';
 export type ReadinessCheck = () => boolean | Promise<boolean>;
 
 /**
+ * A check that has not answered by then counts as down: a probe waiting behind a busy connection
+ * pool would otherwise outlast the orchestrator's own time limit (one second by default in
+ * Kubernetes) and be failed without a word of why.
+ */
+export const READINESS_CHECK_TIME_LIMIT_MS = 800;
+
+function withinTimeLimit(check: ReadinessCheck): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), READINESS_CHECK_TIME_LIMIT_MS);
+  });
+  return Promise.race([Promise.resolve().then(check), late]).finally(() => clearTimeout(timer));
+}
+
+/**
  * `GET /health/live`: the process is up (restart it if not).
  * `GET /health/ready`: every dependency answers (send it work only if so), 503 otherwise.
  */
@@ -17,7 +32,7 @@ export function healthRouter(checks: Record<string, ReadinessCheck>, isShuttingD
     await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
         try {
-          results[name] = (await check()) ? 'up' : 'down';
+          results[name] = (await withinTimeLimit(check)) ? 'up' : 'down';
         } catch {
           results[name] = 'down';
         }

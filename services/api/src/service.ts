@@ -75,7 +75,14 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     dashboardTimeoutMs: config.dashboardRpcTimeoutMs,
   };
   const recognisedKeys = new RecognisedKeys();
-  const readiness = brokerAndDatabaseChecks(broker, prisma);
+  // The api serves from its key cache while the broker is away (docs/decisions.md): it stays
+  // ready as long as that cache may be trusted, so a broker outage does not take every instance
+  // out of the load balancer at once. Past its lease an instance cut off can answer nothing that
+  // needs a key, and one cut off alone is better out of rotation.
+  const readiness = {
+    ...brokerAndDatabaseChecks(broker, prisma),
+    broker: () => broker.healthy || Date.now() < presence.trustedUntil,
+  };
   const app = buildApp({
     context: routeContext,
     logger,

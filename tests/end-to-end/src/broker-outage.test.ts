@@ -14,7 +14,8 @@ let target: HttpsReceiver;
 const delivered: string[] = [];
 
 beforeAll(async () => {
-  system = await startSystem();
+  // A cache lifetime short enough to see an api instance's lease end during an outage.
+  system = await startSystem({ KEY_CACHE_TTL_MS: '15000' });
   const owner = await signUpTeam(system.api.url, 'starter');
   const created = await createApp(system.api.url, owner.token, 'Outage app');
   await call(system.api.url, 'PATCH', `/dashboard/v1/apps/${created.appId}/api-key`, { token: owner.token, body: { full_access: true } });
@@ -60,15 +61,23 @@ describe('a broker outage', () => {
     });
 
     system.brokerProxy.interrupt();
-    for (const url of urls) {
+    for (const url of urls.slice(1)) {
       await eventually(async () => ((await readiness(url)) === 503 ? true : undefined), { what: `${url} not ready` });
     }
-    // The key was verified before the outage and this instance's lease still runs: requests succeed.
+    // The key was verified before the outage and this instance's lease still runs: requests
+    // succeed, and the api stays ready, so a load balancer keeps sending them.
+    expect(await readiness(system.api.url)).toBe(200);
     for (const title of ['during 1', 'during 2', 'during 3']) {
       expect((await createSuggestion(title)).status).toBe(201);
     }
     const waiting = await system.api.prisma.outboxEvent.count({ where: { publishedAt: null } });
     expect(waiting).toBe(3);
+    // Once its lease has ended it can answer nothing that needs a key: out of rotation.
+    const answer = await eventually(async () => {
+      const ready = await fetch(`${system.api.url}/health/ready`);
+      return ready.status === 503 ? ((await ready.json()) as unknown) : undefined;
+    }, { what: 'the api not ready once its lease has ended', timeoutMs: 25_000 });
+    expect(answer).toMatchObject({ status: 'not_ready', checks: { broker: 'down', database: 'up' } });
 
     system.brokerProxy.restore();
     for (const url of urls) {
