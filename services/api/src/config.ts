@@ -6,6 +6,12 @@ export const apiEnvironment = {
     description: 'PostgreSQL URL; the api keeps its tables in schema "api"',
     protocols: ['postgresql', 'postgres'],
   }),
+  DATABASE_POOL_SIZE: integer({
+    description: 'connections this process keeps to PostgreSQL at most; mind the server\'s max_connections across every replica',
+    default: 10,
+    min: 1,
+    max: 200,
+  }),
   AMQP_URL: url({ description: 'RabbitMQ URL', protocols: ['amqp', 'amqps'] }),
   BROKER_NAMESPACE: string({ description: 'prefix of every exchange and queue name', default: '' }),
   PORT: integer({ description: 'HTTP port of the public edge', default: 3000, min: 0, max: 65535 }),
@@ -34,6 +40,7 @@ export const apiEnvironment = {
 
 export interface ApiConfig {
   databaseUrl: string;
+  databasePoolSize: number;
   amqpUrl: string;
   brokerNamespace: string;
   port: number;
@@ -57,6 +64,7 @@ export function readApiConfig(env: Record<string, string | undefined> = process.
   const v = loaded.values;
   const config: ApiConfig = {
     databaseUrl: v.DATABASE_URL,
+    databasePoolSize: v.DATABASE_POOL_SIZE,
     amqpUrl: v.AMQP_URL,
     brokerNamespace: v.BROKER_NAMESPACE,
     port: v.PORT,

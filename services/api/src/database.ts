@@ -18,8 +18,8 @@ export interface ApiDatabase {
   pool: pg.Pool;
 }
 
-export function connectApiDatabase(databaseUrl: string, logger: Logger): ApiDatabase {
-  const pool = createPool({ connectionString: databaseUrl, logger });
+export function connectApiDatabase(databaseUrl: string, logger: Logger, poolSize?: number): ApiDatabase {
+  const pool = createPool({ connectionString: databaseUrl, logger, max: poolSize });
   return { prisma: new PrismaClient({ adapter: createPrismaAdapter({ connectionString: databaseUrl, schema: API_SCHEMA, pool }) }), pool };
 }
 

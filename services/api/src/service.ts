@@ -52,7 +52,7 @@ function retentionPruningOf(pool: pg.Pool, logger: Logger, config: ApiConfig): P
 /** Migrates the api's schema, starts the outbox relay and serves HTTP until stopped. */
 export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiService> {
   await migrateApiDatabase(config.databaseUrl, logger);
-  const { prisma, pool } = connectApiDatabase(config.databaseUrl, logger);
+  const { prisma, pool } = connectApiDatabase(config.databaseUrl, logger, config.databasePoolSize);
   const names = topologyNames(config.brokerNamespace);
   const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'api', logger });
   const metrics = createMetricsRegistry('api');

@@ -6,6 +6,12 @@ export const authorityEnvironment = {
     description: 'PostgreSQL URL; the authority keeps its tables in schema "authority"',
     protocols: ['postgresql', 'postgres'],
   }),
+  DATABASE_POOL_SIZE: integer({
+    description: 'connections this process keeps to PostgreSQL at most; mind the server\'s max_connections across every replica',
+    default: 10,
+    min: 1,
+    max: 200,
+  }),
   AMQP_URL: url({ description: 'RabbitMQ URL', protocols: ['amqp', 'amqps'] }),
   BROKER_NAMESPACE: string({ description: 'prefix of every exchange and queue name', default: '' }),
   HEALTH_PORT: integer({ description: 'port of the health endpoints', default: 3001, min: 0, max: 65535 }),
@@ -25,6 +31,7 @@ export const authorityEnvironment = {
 
 export interface AuthorityConfig {
   databaseUrl: string;
+  databasePoolSize: number;
   amqpUrl: string;
   brokerNamespace: string;
   healthPort: number;
@@ -40,6 +47,7 @@ export function readAuthorityConfig(env: Record<string, string | undefined> = pr
   const values = loaded.values;
   const config: AuthorityConfig = {
     databaseUrl: values.DATABASE_URL,
+    databasePoolSize: values.DATABASE_POOL_SIZE,
     amqpUrl: values.AMQP_URL,
     brokerNamespace: values.BROKER_NAMESPACE,
     healthPort: values.HEALTH_PORT,

@@ -10,8 +10,8 @@ export async function migrateAuthorityDatabase(databaseUrl: string, logger: Logg
   await runMigrations({ connectionString: databaseUrl, schema: AUTHORITY_SCHEMA, directory: MIGRATIONS, logger });
 }
 
-export function connectAuthorityDatabase(databaseUrl: string): PrismaClient {
-  return new PrismaClient({ adapter: createPrismaAdapter({ connectionString: databaseUrl, schema: AUTHORITY_SCHEMA }) });
+export function connectAuthorityDatabase(databaseUrl: string, poolSize?: number): PrismaClient {
+  return new PrismaClient({ adapter: createPrismaAdapter({ connectionString: databaseUrl, schema: AUTHORITY_SCHEMA, max: poolSize }) });
 }
 
 export type { PrismaClient };

@@ -30,7 +30,7 @@ const API_INSTANCE_LEASE_GRACE_MS = 5_000;
 export async function startAuthority(config: AuthorityConfig, logger: Logger): Promise<AuthorityService> {
   const signer = new SessionSigner(config.sessionSigningKey, config.sessionTtlSeconds);
   await migrateAuthorityDatabase(config.databaseUrl, logger);
-  const prisma = connectAuthorityDatabase(config.databaseUrl);
+  const prisma = connectAuthorityDatabase(config.databaseUrl, config.databasePoolSize);
   const names = topologyNames(config.brokerNamespace);
   const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'authority', logger });
   const leases = apiInstanceLeases(prisma, API_INSTANCE_LEASE_GRACE_MS);

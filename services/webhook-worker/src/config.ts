@@ -6,6 +6,12 @@ export const workerEnvironment = {
     description: 'PostgreSQL URL; the worker keeps its tables in schema "webhooks"',
     protocols: ['postgresql', 'postgres'],
   }),
+  DATABASE_POOL_SIZE: integer({
+    description: 'connections this process keeps to PostgreSQL at most; mind the server\'s max_connections across every replica',
+    default: 10,
+    min: 1,
+    max: 200,
+  }),
   AMQP_URL: url({ description: 'RabbitMQ URL', protocols: ['amqp', 'amqps'] }),
   BROKER_NAMESPACE: string({ description: 'prefix of every exchange and queue name', default: '' }),
   HEALTH_PORT: integer({ description: 'port of the health endpoints', default: 3002, min: 0, max: 65535 }),
@@ -54,6 +60,7 @@ export const workerEnvironment = {
 
 export interface WorkerConfig {
   databaseUrl: string;
+  databasePoolSize: number;
   amqpUrl: string;
   brokerNamespace: string;
   healthPort: number;
@@ -93,6 +100,7 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
   }
   const config: WorkerConfig = {
     databaseUrl: v.DATABASE_URL,
+    databasePoolSize: v.DATABASE_POOL_SIZE,
     amqpUrl: v.AMQP_URL,
     brokerNamespace: v.BROKER_NAMESPACE,
     healthPort: v.HEALTH_PORT,

@@ -21,8 +21,8 @@ export interface WorkerDatabase {
   pool: pg.Pool;
 }
 
-export function connectWorkerDatabase(databaseUrl: string, logger: Logger): WorkerDatabase {
-  const pool = createPool({ connectionString: databaseUrl, logger });
+export function connectWorkerDatabase(databaseUrl: string, logger: Logger, poolSize?: number): WorkerDatabase {
+  const pool = createPool({ connectionString: databaseUrl, logger, max: poolSize });
   return { prisma: new PrismaClient({ adapter: createPrismaAdapter({ connectionString: databaseUrl, schema: WORKER_SCHEMA, pool }) }), pool };
 }
 

@@ -39,7 +39,7 @@ export interface WorkerService {
 /** Migrates the worker's schema and consumes domain events until stopped. */
 export async function startWorker(config: WorkerConfig, logger: Logger): Promise<WorkerService> {
   await migrateWorkerDatabase(config.databaseUrl, logger);
-  const { prisma, pool } = connectWorkerDatabase(config.databaseUrl, logger);
+  const { prisma, pool } = connectWorkerDatabase(config.databaseUrl, logger, config.databasePoolSize);
   const names = topologyNames(config.brokerNamespace);
   const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'webhook-worker', logger });
   if (config.allowedPrivateHosts.length > 0 || config.extraCaFile) {
