@@ -1,4 +1,34 @@
+import express from 'express';
 import { integer, loadConfig, oneOf, string, url } from '@feedback/config';
+import type { Variable } from '@feedback/config';
+
+/** Express's "trust proxy" setting as it takes it: true, false, a number of hops, or a list. */
+export type TrustProxy = boolean | number | string;
+
+/**
+ * "trust proxy" read the way an operator means it. Express reads a string as a list of addresses,
+ * so "1" (one hop, as commonly written) would be the address 0.0.0.1 and trust nothing, and an
+ * unreadable address would fail only once the app is built: both are caught here, at start-up.
+ */
+function trustProxySetting(options: { description: string; default: string }): Variable<TrustProxy> {
+  const text = string(options);
+  return {
+    description: options.description,
+    secret: false,
+    parse(raw) {
+      const value = text.parse(raw);
+      if (value === 'true' || value === 'false') return value === 'true';
+      if (/^\d{1,2}$/.test(value)) return Number(value);
+      try {
+        express().set('trust proxy', value); // compiles the list, as the app will
+      } catch (error) {
+        throw new Error(`must be true, false, a number of hops, or a list of addresses, subnets and names: ${(error as Error).message}`);
+      }
+      return value;
+    },
+    display: (value) => String(value),
+  };
+}
 
 /** Every environment variable the api reads, validated at start-up. */
 export const apiEnvironment = {
@@ -34,7 +64,10 @@ export const apiEnvironment = {
   }),
   KEY_CACHE_TTL_MS: integer({ description: 'how long a verified key is reused without asking the authority', default: 60_000, min: 0 }),
   AUTH_FAILURE_LIMIT: integer({ description: 'failed authentications per client address per minute before 429', default: 30, min: 1 }),
-  TRUST_PROXY: string({ description: 'Express "trust proxy" setting: which proxies may set X-Forwarded-For', default: 'loopback' }),
+  TRUST_PROXY: trustProxySetting({
+    description: 'which proxies may set X-Forwarded-For: true, false, a number of hops, or addresses, subnets and names (loopback, linklocal, uniquelocal)',
+    default: 'loopback',
+  }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'], { description: 'minimum log level', default: 'info' }),
 };
 
@@ -55,7 +88,7 @@ export interface ApiConfig {
   idempotencyKeyRetentionHours: number;
   keyCacheTtlMs: number;
   authFailureLimit: number;
-  trustProxy: string;
+  trustProxy: TrustProxy;
   logLevel: string;
 }
 

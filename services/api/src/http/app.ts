@@ -9,6 +9,7 @@ import { apiV1Router } from '../routes/api-v1/api-v1-router.js';
 import { publicKeyAuth } from '../auth/public-key-auth.js';
 import { dashboardRouter } from '../routes/dashboard-v1/dashboard-router.js';
 import { widgetRouter } from '../routes/widget-v1/widget-router.js';
+import type { TrustProxy } from '../config.js';
 import type { RouteContext } from '../routes/route-context.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { methodNotAllowed } from './method-not-allowed.js';
@@ -26,7 +27,7 @@ export interface AppOptions {
   readiness: Record<string, ReadinessCheck>;
   isShuttingDown: () => boolean;
   /** Express "trust proxy": which proxies may set the client address. */
-  trustProxy: string;
+  trustProxy: TrustProxy;
   /** Base address customers call, for the OpenAPI document's server. */
   publicBaseUrl: string;
   /** Where request counts and durations go; served on the internal metrics port, not here. */
