@@ -22,7 +22,7 @@ function trustProxySetting(options: { description: string; default: string }): V
       try {
         express().set('trust proxy', value); // compiles the list, as the app will
       } catch (error) {
-        throw new Error(`must be true, false, a number of hops, or a list of addresses, subnets and names: ${(error as Error).message}`);
+        throw new Error(`must be true, false, a number of hops, or a list of addresses, subnets and names: ${(error as Error).message}`, { cause: error });
       }
       return value;
     },
