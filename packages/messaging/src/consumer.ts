@@ -98,6 +98,9 @@ export function consumeQueue(
 
 export function startConsumer<T>(broker: Broker, logger: Logger, options: ConsumerOptions<T>): Consumer {
   const handled = options.metrics && handledCounter(options.metrics);
+  // Every outcome's series exists from the start at 0, so an alert on `increase()` sees the first
+  // rejected message after a restart (a series that first appears at 1 shows no increase).
+  for (const outcome of ['ack', 'reject', 'requeue'] as const) handled?.inc({ queue: options.queue, outcome }, 0);
   // Acks go to the channel that delivered the message: after a reconnect its tags mean nothing.
   const settle = (channel: ConfirmChannel, message: ConsumeMessage, outcome: 'ack' | 'reject' | 'requeue') => {
     handled?.inc({ queue: options.queue, outcome });
