@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
 import { Broker, ConfirmedPublisher, PRODUCTION_THROTTLE_DELAYS_MS, declareWebhookTopology, durableBrokerObjects, topologyNames, webhookQueueNames } from '@feedback/messaging';
 import { createMetricsRegistry } from '@feedback/service-runtime';
-import { HttpsReceiver, createMigratedTestDatabase, createTestNamespace, deleteBrokerObjects, resolveTestInfrastructure, testCertificates } from '@feedback/test-support';
+import { HttpsReceiver, createMigratedTestDatabase, eventually, createTestNamespace, deleteBrokerObjects, resolveTestInfrastructure, testCertificates } from '@feedback/test-support';
 import type { MigratedTestDatabase, TestInfrastructure } from '@feedback/test-support';
 import amqplib from 'amqplib';
 import type pg from 'pg';
@@ -73,7 +73,7 @@ function attemptMaker(
     logger,
     ...limits,
     sender: new WebhookSender({ timeoutMs: 10_000, allowedPrivateHosts: ['localhost'], extraCaFile: testCertificates().caFile }),
-    metrics: new WebhookMetrics(createMetricsRegistry('test'), () => ({ active: 0, waiting: 0 })),
+    metrics: new WebhookMetrics(createMetricsRegistry('test'), () => ({ active: 0, waitingForWorker: 0, waitingForEndpoint: 0 })),
   });
 }
 
@@ -210,7 +210,23 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
     expect(seen.most).toBeLessThanOrEqual(perEndpoint);
     const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE id = ANY($1::uuid[]) AND status = 'delivered'`, [burst.map((delivery) => delivery.id)]);
     expect(rows[0]!.n).toBe(12);
-    expect(maker.slots.waiting).toBe(0);
+    expect(maker.slots).toMatchObject({ waitingForWorker: 0, waitingForEndpoint: 0 });
+  });
+
+  it("counts attempts waiting for their endpoint's slots apart from those waiting for the worker's", async () => {
+    answerAfter(5);
+    const [first] = await pendingDeliveries(1);
+    expect(await maker.make(first!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(true);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    own.answer = () => ({ status: 204, until: held });
+    const burst = await pendingDeliveries(4);
+    const making = Promise.all(burst.map((delivery) => maker.make(delivery, 1, { manual: false, redelivered: false, fromEvent: true })));
+    // The endpoint's two slots taken, the other two in its line: more workers would not help.
+    await eventually(() => (maker.slots.active === perEndpoint && maker.slots.waitingForEndpoint === 2 ? true : undefined), { what: 'two waiting' });
+    expect(maker.slots.waitingForWorker).toBe(0);
+    release();
+    expect(await making).toEqual([true, true, true, true]);
   });
 
   it('sends elsewhere what would wait long: a burst to an endpoint whose answers are slow', async () => {
@@ -241,7 +257,7 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
     // The two in flight fail; the three waiting are never sent from here.
     expect(made).toEqual([true, true, false, false, false]);
     expect(own.received.length - sentBefore).toBe(2);
-    expect(maker.slots.waiting).toBe(0);
+    expect(maker.slots).toMatchObject({ waitingForWorker: 0, waitingForEndpoint: 0 });
     // Failing, so attempts that find no slot may wait longer (the throttle ladder, deliver.ts).
     expect(maker.isFailing(ownEndpointId)).toBe(true);
     // A struggling endpoint's first attempt from an event goes elsewhere at once.

@@ -66,6 +66,12 @@ export type DeliveryStatus = 'delivered' | 'retrying' | 'abandoned';
  * struggling (its latest attempt failed or was slow), so callers can keep a slow endpoint from
  * taking the slots other endpoints need.
  */
+export interface AttemptSlots {
+  active: number;
+  waitingForWorker: number;
+  waitingForEndpoint: number;
+}
+
 export class AttemptMaker {
   private readonly busy = new Map<string, number>();
   /** Struggling endpoints: slow (the latest attempt succeeded, slowly) or failing (it failed). */
@@ -167,9 +173,13 @@ export class AttemptMaker {
     return this.struggling.has(endpointId);
   }
 
-  /** Attempts being made now, and waiting for a slot of the worker or of their endpoint (for metrics). */
-  get slots(): { active: number; waiting: number } {
-    return { active: this.limit.activeCount, waiting: this.limit.pendingCount + this.waitingInLines };
+  /**
+   * Attempts being made now; waiting for one of the worker's slots (more workers would help); and
+   * waiting for one of their endpoint's (a burst to one endpoint: more workers would only send it
+   * faster to that receiver). For metrics.
+   */
+  get slots(): AttemptSlots {
+    return { active: this.limit.activeCount, waitingForWorker: this.limit.pendingCount, waitingForEndpoint: this.waitingInLines };
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
+import type { AttemptSlots } from './attempt-maker.js';
 import type { Registry } from 'prom-client';
 
 export type AttemptKind = 'first' | 'retry' | 'manual';
@@ -21,7 +22,7 @@ export class WebhookMetrics {
   constructor(
     /** The service's registry: the worker's consumers count their messages there too. */
     readonly registry: Registry,
-    slots: () => { active: number; waiting: number },
+    slots: () => AttemptSlots,
   ) {
     const registers = [registry];
     this.events = new Counter({
@@ -75,10 +76,18 @@ export class WebhookMetrics {
     });
     new Gauge({
       name: 'feedback_webhook_attempts_waiting',
-      help: 'Attempts waiting in this worker for one of its DELIVERY_PREFETCH slots',
+      help: 'Attempts waiting in this worker for one of its DELIVERY_PREFETCH slots: more workers would help',
       registers,
       collect() {
-        this.set(slots().waiting);
+        this.set(slots().waitingForWorker);
+      },
+    });
+    new Gauge({
+      name: 'feedback_webhook_attempts_waiting_for_endpoint',
+      help: "Attempts waiting in this worker for one of their endpoint's PER_ENDPOINT_CONCURRENCY slots (a burst to one receiver)",
+      registers,
+      collect() {
+        this.set(slots().waitingForEndpoint);
       },
     });
   }
