@@ -479,7 +479,18 @@ export const rpcMethods = {
   'webhook-worker.listDeliveries': {
     request: defineContract(
       'webhook-worker.listDeliveries.request',
-      withOwner({ endpoint_id: endpointId, cursor: { type: 'string', minLength: 1, maxLength: 200 }, limit: { type: 'integer', minimum: 1, maximum: 100 } }, ['endpoint_id']),
+      withOwner(
+        {
+          endpoint_id: endpointId,
+          cursor: { type: 'string', minLength: 1, maxLength: 200 },
+          limit: { type: 'integer', minimum: 1, maximum: 100 },
+          /** Only deliveries in one of these statuses. */
+          status: { type: 'array', items: { enum: DELIVERY_STATUSES }, minItems: 1, uniqueItems: true },
+          /** Only deliveries of one of these events. */
+          event: { type: 'array', items: { enum: EVENT_NAMES }, minItems: 1, uniqueItems: true },
+        },
+        ['endpoint_id'],
+      ),
     ),
     result: defineContract('webhook-worker.listDeliveries.result', {
       type: 'object',

@@ -373,6 +373,44 @@ describe('from the dashboard', () => {
     expect((await call(url(), 'GET', `${base.replace('limit=2', 'limit=0')}`, { token: owner.token })).body).toMatchObject({ error: 'validation_failed', field: '/limit' });
   });
 
+  it('filters the history by status and by event, and pages through what the filter keeps', async () => {
+    const target = await receiver();
+    const { id } = await endpointFor(target, ['suggestion.created', 'ticket.created']);
+    const made = (status: 'delivered' | 'abandoned' | 'retrying', eventType: string) => ({
+      id: randomUUID(), endpointId: id, eventId: randomUUID(), eventType, appId, payload: {}, status, attempts: 1,
+    });
+    const rows = [
+      made('delivered', 'suggestion.created'),
+      made('abandoned', 'suggestion.created'),
+      made('abandoned', 'ticket.created'),
+      made('retrying', 'ticket.created'),
+      made('abandoned', 'suggestion.created'),
+    ];
+    await system.worker.prisma.delivery.createMany({ data: rows });
+    const base = `/dashboard/v1/apps/${appId}/webhooks/${id}/deliveries`;
+    const ids = async (query: string) => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { status: number; body: { items: Array<{ id: string }>; next_cursor: string | null } } = await call(url(), 'GET', `${base}?limit=1&${query}${cursor ? `&cursor=${cursor}` : ''}`, { token: owner.token });
+        expect(page.status).toBe(200);
+        seen.push(...page.body.items.map((item) => item.id));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      return new Set(seen);
+    };
+    const where = (keep: (row: (typeof rows)[number]) => boolean) => new Set(rows.filter(keep).map((row) => row.id));
+    expect(await ids('status=abandoned')).toEqual(where((row) => row.status === 'abandoned'));
+    expect(await ids('status=abandoned,retrying&event=ticket.created')).toEqual(where((row) => row.eventType === 'ticket.created'));
+    expect(await ids('status=delivered&status=retrying')).toEqual(where((row) => row.status !== 'abandoned'));
+    expect(await ids('event=suggestion.created&status=abandoned')).toEqual(where((row) => row.status === 'abandoned' && row.eventType === 'suggestion.created'));
+    const unknown = await call(url(), 'GET', `${base}?status=failed`, { token: owner.token });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ error: 'validation_failed', field: '/status' });
+    expect(String(unknown.body['message'])).toContain('abandoned');
+    expect((await call(url(), 'GET', `${base}?event=suggestion.deleted`, { token: owner.token })).body).toMatchObject({ error: 'validation_failed', field: '/event' });
+  });
+
   it('does not redeliver a delivery whose payload an erasure replaced', async () => {
     const target = await receiver();
     const { id } = await endpointFor(target, ['suggestion.created']);

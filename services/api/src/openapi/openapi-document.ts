@@ -1,4 +1,4 @@
-import { EVENT_DATA_SCHEMAS, SCOPE_NAMES, commentViewSchema, rpcMethods, suggestionViewSchema, surveyResponseViewSchema, ticketViewSchema } from '@feedback/contracts';
+import { DELIVERY_STATUSES, EVENT_DATA_SCHEMAS, EVENT_NAMES, SCOPE_NAMES, commentViewSchema, rpcMethods, suggestionViewSchema, surveyResponseViewSchema, ticketViewSchema } from '@feedback/contracts';
 import type { Contract, Scope } from '@feedback/contracts';
 import { analyticsQueryContract, analyticsResultSchema } from '../analytics/analytics.js';
 import { ERROR_STATUS } from '../http/api-error.js';
@@ -368,15 +368,33 @@ function dashboardWebhookPaths() {
       post: operation('sendTest', 'Owner or Admin: delivers a webhook.ping to this endpoint, retried on the usual schedule if it fails.', result('webhook-worker.sendTest', '202'), { parameters: [app, endpoint] }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries': {
-      get: operation('listDeliveries', 'Owner or Admin: deliveries, newest first: status, response code, attempts. A settled delivery is kept 30 days (by default) after its last change. `next_cursor` (null on the last page) passed back as `cursor` gives the next page (`invalid_cursor` if it is not from this history).', {
+      get: operation('listDeliveries', 'Owner or Admin: deliveries, newest first: status, response code, attempts; filtered by `status` and `event` if given. A settled delivery is kept 30 days (by default) after its last change. `next_cursor` (null on the last page) passed back as `cursor` gives the next page (`invalid_cursor` if it is not from this history).', {
         ...result('webhook-worker.listDeliveries'),
-        '400': errorResponse('`validation_failed` (a `limit` out of range, or a query parameter other than `cursor` and `limit`), or `invalid_cursor`.'),
+        '400': errorResponse('`validation_failed` (a `limit` out of range, a status or event name not in the lists, or another query parameter), or `invalid_cursor`.'),
       }, {
         parameters: [
           app,
           endpoint,
           { name: 'cursor', in: 'query', required: false, description: "The previous page's `next_cursor`.", schema: { type: 'string' } },
           { name: 'limit', in: 'query', required: false, description: 'Deliveries per page.', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+          {
+            name: 'status',
+            in: 'query',
+            required: false,
+            description: 'Only deliveries in one of these statuses, separated by commas (or the parameter given again).',
+            schema: { type: 'array', items: { enum: DELIVERY_STATUSES }, minItems: 1 },
+            style: 'form',
+            explode: false,
+          },
+          {
+            name: 'event',
+            in: 'query',
+            required: false,
+            description: 'Only deliveries of one of these events, separated by commas (or the parameter given again).',
+            schema: { type: 'array', items: { enum: EVENT_NAMES }, minItems: 1 },
+            style: 'form',
+            explode: false,
+          },
         ],
       }),
     },

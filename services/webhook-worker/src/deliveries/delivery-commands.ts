@@ -86,7 +86,11 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
         if (!known) throw new RpcError('invalid_cursor', 'This cursor is not from this endpoint\'s delivery history; start again without it.');
       }
       const page = await prisma.delivery.findMany({
-        where: { endpointId: request.endpoint_id },
+        where: {
+          endpointId: request.endpoint_id,
+          ...(request.status ? { status: { in: [...request.status] } } : {}),
+          ...(request.event ? { eventType: { in: [...request.event] } } : {}),
+        },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
         ...(cursor !== undefined ? { cursor: { id: cursor }, skip: 1 } : {}),
         take: limit + 1,

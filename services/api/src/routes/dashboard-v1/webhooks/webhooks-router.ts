@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { DELIVERY_STATUSES, EVENT_NAMES } from '@feedback/contracts';
 import { redactText } from '@feedback/logging';
 import type { Request } from 'express';
 import { ApiError } from '../../../http/api-error.js';
@@ -19,16 +20,34 @@ function pathId(request: Request, param: 'endpointId' | 'deliveryId'): string {
   throw new ApiError('not_found', param === 'endpointId' ? 'No such webhook endpoint for this app.' : 'No such delivery for this endpoint.');
 }
 
+const HISTORY_PARAMETERS = ['cursor', 'limit', 'status', 'event'];
+
 /**
- * The delivery history's query: `cursor` and `limit` only. Anything else is refused by name (a
- * client still sending the old `before` would otherwise get the first page again and again).
+ * A filter of the delivery history: one value or several, separated by commas or given as the
+ * parameter again (`status=abandoned,retrying`, `status=abandoned&status=retrying`).
  */
-function historyQuery(query: Request['query']): { cursor?: string; limit?: number } {
-  const unknown = Object.keys(query).find((name) => name !== 'cursor' && name !== 'limit');
+function filterValues<T extends string>(name: string, raw: unknown, allowed: readonly T[]): T[] | undefined {
+  if (raw === undefined) return undefined;
+  const values = [...new Set((Array.isArray(raw) ? raw : [raw]).flatMap((value) => String(value).split(',')).map((value) => value.trim()))];
+  const unknown = values.find((value) => !(allowed as readonly string[]).includes(value));
+  if (unknown !== undefined) {
+    // The value is the client's, a key pasted as one included.
+    throw new ApiError('validation_failed', `${name} "${redactText(unknown)}" is not one of: ${allowed.join(', ')}.`, { field: `/${name}` });
+  }
+  return values as T[];
+}
+
+/**
+ * The delivery history's query: paging (`cursor`, `limit`) and filters (`status`, `event`).
+ * Anything else is refused by name (a client still sending the old `before` would otherwise get
+ * the first page again and again).
+ */
+function historyQuery(query: Request['query']) {
+  const unknown = Object.keys(query).find((name) => !HISTORY_PARAMETERS.includes(name));
   if (unknown !== undefined) {
     // The name is the client's, a key pasted as one included.
     const name = redactText(unknown);
-    throw new ApiError('validation_failed', `Unknown query parameter "${name}": page with cursor and limit.`, { field: `/${name}` });
+    throw new ApiError('validation_failed', `Unknown query parameter "${name}": page with cursor and limit, filter with status and event.`, { field: `/${name}` });
   }
   const { cursor, limit } = query;
   if (limit !== undefined && !(typeof limit === 'string' && /^\d{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 100)) {
@@ -37,7 +56,14 @@ function historyQuery(query: Request['query']): { cursor?: string; limit?: numbe
   if (cursor !== undefined && !(typeof cursor === 'string' && cursor.length >= 1 && cursor.length <= 200)) {
     throw new ApiError('invalid_cursor', "The cursor is not one this history gave; start again without it.", { field: '/cursor' });
   }
-  return { ...(cursor !== undefined ? { cursor: cursor as string } : {}), ...(limit !== undefined ? { limit: Number(limit) } : {}) };
+  const status = filterValues('status', query['status'], DELIVERY_STATUSES);
+  const event = filterValues('event', query['event'], EVENT_NAMES);
+  return {
+    ...(cursor !== undefined ? { cursor: cursor as string } : {}),
+    ...(limit !== undefined ? { limit: Number(limit) } : {}),
+    ...(status ? { status } : {}),
+    ...(event ? { event } : {}),
+  };
 }
 
 /**
