@@ -6,7 +6,7 @@ import amqplib from 'amqplib';
 import type { ConfirmChannel } from 'amqplib';
 import winston from 'winston';
 import { Registry } from 'prom-client';
-import { Broker, ConfirmedPublisher, RpcClient, RpcError, RpcTimeoutError, UnroutableMessageError, declareExchanges, serveRpc, startConsumer, topologyNames } from './index.js';
+import { Broker, ConfirmedPublisher, QUORUM_QUEUE, RpcClient, RpcError, RpcTimeoutError, UnroutableMessageError, declareExchanges, serveRpc, startConsumer, topologyNames } from './index.js';
 
 const amqpUrl = process.env['TEST_AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672';
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
@@ -157,6 +157,45 @@ describe('messaging over a real broker', () => {
       await client.close();
       await server.stop();
       await deleteBrokerObjects(amqpUrl, { queues: [patient.rpcQueue('authority')], exchanges: [] });
+    }
+  });
+
+  it('keeps requests in a quorum queue, and drops one nobody took before its caller gave up rather than answer it late', async () => {
+    const late = topologyNames(createTestNamespace());
+    const rpcQueue = late.rpcQueue('authority');
+    const connection = await amqplib.connect(amqpUrl);
+    const handledKeys: string[] = [];
+    let server: ReturnType<typeof serveRpc> | undefined;
+    const client = new RpcClient(broker, logger, { names: late, timeoutMs: 300 });
+    try {
+      // The queue as the server declares it, with nobody consuming yet.
+      const declaring = await connection.createChannel();
+      await declaring.assertQueue(rpcQueue, QUORUM_QUEUE);
+      await expect(client.call('authority.verifySecretKey', { key_hash: 'a'.repeat(64) })).rejects.toBeInstanceOf(RpcTimeoutError);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      server = serveRpc(broker, logger, {
+        service: 'authority',
+        names: late,
+        handlers: {
+          'authority.verifySecretKey': async ({ key_hash }) => {
+            handledKeys.push(key_hash);
+            return { key_id: 'k1', app: { id: 1, public_key: 'pk_live_x' }, team_id: 't1', plan: 'pro', scopes: [], full_access: false };
+          },
+        },
+      });
+      const patient = new RpcClient(broker, logger, { names: late, timeoutMs: 3000 });
+      await eventually(() => patient.call('authority.verifySecretKey', { key_hash: 'b'.repeat(64) }), { what: 'the server to answer' });
+      await patient.close();
+      expect(handledKeys).toEqual(['b'.repeat(64)]);
+      // Declared as a classic queue, it would be refused: the server made it a quorum queue.
+      const checking = await connection.createChannel();
+      checking.on('error', () => undefined);
+      await expect(checking.assertQueue(rpcQueue, { durable: true })).rejects.toThrow(/x-queue-type/);
+    } finally {
+      await client.close();
+      await server?.stop();
+      await connection.close().catch(() => undefined);
+      await deleteBrokerObjects(amqpUrl, { queues: [rpcQueue], exchanges: [] });
     }
   });
 

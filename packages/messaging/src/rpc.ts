@@ -10,6 +10,7 @@ import type { Broker } from './broker.js';
 import { metricOnce } from './metric-once.js';
 import { consumeQueue } from './consumer.js';
 import type { Consumer } from './consumer.js';
+import { QUORUM_QUEUE } from './topology.js';
 import type { TopologyNames } from './topology.js';
 
 /** The message of a reply the caller's contract refuses: the answering side's fault. */
@@ -183,9 +184,11 @@ export function serveRpc(
 
   return consumeQueue(broker, {
     queue,
-    // Requests carry an expiration, so a classic queue (per-message TTL) is the right kind.
+    // A quorum queue like every other: on a cluster it outlives the node it was on, so key
+    // checks and dashboard commands go on. Requests carry an expiration, which quorum queues
+    // honour from RabbitMQ 3.10 on.
     setup: async (channel) => {
-      await channel.assertQueue(queue, { durable: true });
+      await channel.assertQueue(queue, QUORUM_QUEUE);
     },
     prefetch: options.prefetch ?? 20,
     onMessage: answer,
