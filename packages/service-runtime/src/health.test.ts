@@ -1,8 +1,8 @@
 import { once } from 'node:events';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import express from 'express';
-import type { Server } from 'node:http';
 import { READINESS_CHECK_TIME_LIMIT_MS, healthRouter } from './health.js';
 import type { ReadinessCheck } from './health.js';
 
@@ -14,7 +14,7 @@ async function readiness(checks: Record<string, ReadinessCheck>, shuttingDown = 
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
-  return { status: response.status, body: (await response.json()) as unknown};
+  return { status: response.status, body: (await response.json()) as unknown };
 }
 
 afterEach(async () => {

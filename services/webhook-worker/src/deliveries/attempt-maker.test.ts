@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
 import { Broker, ConfirmedPublisher, PRODUCTION_THROTTLE_DELAYS_MS, declareWebhookTopology, durableBrokerObjects, topologyNames, webhookQueueNames } from '@feedback/messaging';
 import { createMetricsRegistry } from '@feedback/service-runtime';
-import { HttpsReceiver, createMigratedTestDatabase, eventually, createTestNamespace, deleteBrokerObjects, resolveTestInfrastructure, testCertificates } from '@feedback/test-support';
+import { HttpsReceiver, createMigratedTestDatabase, createTestNamespace, deleteBrokerObjects, eventually, resolveTestInfrastructure, testCertificates } from '@feedback/test-support';
 import type { MigratedTestDatabase, TestInfrastructure } from '@feedback/test-support';
 import amqplib from 'amqplib';
 import type pg from 'pg';
