@@ -78,21 +78,25 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
     async listDeliveries(request: RpcRequest<'webhook-worker.listDeliveries'>): Promise<RpcResult<'webhook-worker.listDeliveries'>> {
       await ownedEndpoint(request.owner, request.endpoint_id);
       const limit = request.limit ?? 50;
-      // The cursor is the last delivery of the previous page. Deliveries fanned out together share
-      // their created_at to the millisecond, so the id breaks ties: paging by time alone skipped them.
+      // The cursor is the last delivery of the previous page, and the next page is what sorts
+      // after it: by time, and by id among deliveries fanned out in the same millisecond (paging by
+      // time alone skipped them). Compared by hand rather than with Prisma's cursor, which skips
+      // one row too many once the cursor no longer matches the filter (its status changed since).
       const { cursor } = request;
+      let after: Prisma.DeliveryWhereInput = {};
       if (cursor !== undefined) {
-        const known = UUID.test(cursor) && (await prisma.delivery.count({ where: { id: cursor, endpointId: request.endpoint_id } })) === 1;
-        if (!known) throw new RpcError('invalid_cursor', 'This cursor is not from this endpoint\'s delivery history; start again without it.');
+        const last = UUID.test(cursor) ? await prisma.delivery.findFirst({ where: { id: cursor, endpointId: request.endpoint_id }, select: { createdAt: true } }) : null;
+        if (!last) throw new RpcError('invalid_cursor', 'This cursor is not from this endpoint\'s delivery history; start again without it.');
+        after = { OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: cursor } }] };
       }
       const page = await prisma.delivery.findMany({
         where: {
           endpointId: request.endpoint_id,
           ...(request.status ? { status: { in: [...request.status] } } : {}),
           ...(request.event ? { eventType: { in: [...request.event] } } : {}),
+          ...after,
         },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-        ...(cursor !== undefined ? { cursor: { id: cursor }, skip: 1 } : {}),
         take: limit + 1,
       });
       const items = page.slice(0, limit);
