@@ -80,7 +80,9 @@ describe('metrics', () => {
     // Its consumers: the event, and the five retries that came back through the deliver queue, acknowledged.
     expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhook-worker\.domain-events",outcome="ack",service="webhook-worker"\} 1\n/);
     expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhooks\.deliver",outcome="ack",service="webhook-worker"\} 5\n/);
-    // At 0 from the start, so an alert on its increase sees the first rejected message.
+    // At 0 from the start, so an alert on its increase sees the first rejected message, or the
+    // first abandoned delivery (of one that has none yet: withheld here).
+    expect(text).toMatch(/feedback_webhook_deliveries_settled_total\{status="withheld",service="webhook-worker"\} 0\n/);
     expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhooks\.deliver",outcome="reject",service="webhook-worker"\} 0\n/);
     // The process itself, labelled with the service.
     expect(valueOf(text, 'process_cpu_seconds_total', { service: 'webhook-worker' })).toBeGreaterThan(0);

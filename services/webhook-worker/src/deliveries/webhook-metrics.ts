@@ -56,6 +56,8 @@ export class WebhookMetrics {
       labelNames: ['status'],
       registers,
     });
+    // At 0 from the start: an alert on increase() then sees a worker's first abandoned delivery.
+    for (const status of ['delivered', 'abandoned', 'withheld', 'cancelled']) this.settled.inc({ status }, 0);
     this.handedOff = new Counter({
       name: 'feedback_webhook_first_attempts_handed_off_total',
       help: 'First attempts sent through the deliver queue because their endpoint was struggling or busy in this worker',
