@@ -80,8 +80,8 @@ describe('metrics', () => {
     // Its consumers: the event, and the five retries that came back through the deliver queue, acknowledged.
     expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhook-worker\.domain-events",outcome="ack",service="webhook-worker"\} 1\n/);
     expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhooks\.deliver",outcome="ack",service="webhook-worker"\} 5\n/);
-    // At 0 from the start, so an alert on its increase sees the first rejected message, or the
-    // first abandoned delivery (of one that has none yet: withheld here).
+    // Series at 0 from the start, so an alert on an increase sees the first one (here no delivery
+    // was withheld and no message rejected).
     expect(text).toMatch(/feedback_webhook_deliveries_settled_total\{status="withheld",service="webhook-worker"\} 0\n/);
     expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhooks\.deliver",outcome="reject",service="webhook-worker"\} 0\n/);
     // The process itself, labelled with the service.
