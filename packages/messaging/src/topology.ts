@@ -16,8 +16,11 @@ export function topologyNames(namespace = '') {
     workerDomainEventsQueue: named('webhook-worker.domain-events'),
     /** The authority's queue of key usage reports from api instances. */
     keyUsageQueue: named('authority.key-usage'),
-    /** Each service answers RPC on `<service>.rpc`. */
-    rpcQueue: (service: string) => named(`${service}.rpc`),
+    /**
+     * Each service answers RPC on `<service>.requests`, a quorum queue (the classic queues of
+     * earlier releases were `<service>.rpc`: a queue's type cannot change under its name).
+     */
+    rpcQueue: (service: string) => named(`${service}.requests`),
   };
 }
 export type TopologyNames = ReturnType<typeof topologyNames>;
