@@ -86,6 +86,13 @@ describe('sign-up and sign-in', () => {
     expect(answer.status).toBe(401);
     expect(answer.body).toMatchObject({ error: 'invalid_session' });
   });
+
+  it('answers 405 with the methods a path takes: on sign-in without a session, and on a member route with one', async () => {
+    const signIn = await call(url(), 'GET', '/dashboard/v1/sign-in');
+    expect({ status: signIn.status, error: signIn.body['error'], allow: signIn.headers.get('allow') }).toEqual({ status: 405, error: 'method_not_allowed', allow: 'POST' });
+    const team = await call(url(), 'DELETE', '/dashboard/v1/team', { token: owner.token });
+    expect({ status: team.status, allow: team.headers.get('allow') }).toEqual({ status: 405, allow: 'GET, PATCH' });
+  });
 });
 
 describe('roles', () => {

@@ -41,6 +41,8 @@ export function dashboardRouter(context: RouteContext): Router {
       else response.status(route.status ?? 200).json(result);
     });
   DASHBOARD_ROUTES.filter((route) => route.public).forEach(mount);
+  // Before the session check: a wrong method on sign-in is 405, not a failed authentication.
+  answerOtherMethods(router);
   router.use(memberAuth(context.rpc));
   DASHBOARD_ROUTES.filter((route) => !route.public).forEach(mount);
   router.use(productRouter(context));
