@@ -1,7 +1,11 @@
 import { Router } from 'express';
 
-/** A dependency the service needs to do its work; readiness is the AND of all of them. */
-export type ReadinessCheck = () => boolean | Promise<boolean>;
+/**
+ * A dependency the service needs to do its work: up (true), down (false), or `degraded`: away, but
+ * the service still does its work without it for now. Ready unless one is down.
+ */
+export type CheckStatus = 'up' | 'degraded' | 'down';
+export type ReadinessCheck = () => boolean | CheckStatus | Promise<boolean | CheckStatus>;
 
 /**
  * A check that has not answered by then counts as down: a probe waiting behind a busy connection
@@ -10,12 +14,19 @@ export type ReadinessCheck = () => boolean | Promise<boolean>;
  */
 export const READINESS_CHECK_TIME_LIMIT_MS = 800;
 
-function withinTimeLimit(check: ReadinessCheck): Promise<boolean> {
+async function statusOf(check: ReadinessCheck): Promise<CheckStatus> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
+  const late = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), READINESS_CHECK_TIME_LIMIT_MS);
   });
-  return Promise.race([Promise.resolve().then(check), late]).finally(() => clearTimeout(timer));
+  try {
+    const answer = await Promise.race([Promise.resolve().then(check), late]);
+    return answer === true ? 'up' : answer === false ? 'down' : answer;
+  } catch {
+    return 'down';
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -28,17 +39,13 @@ export function healthRouter(checks: Record<string, ReadinessCheck>, isShuttingD
     response.json({ status: 'live' });
   });
   router.get('/health/ready', async (_request, response) => {
-    const results: Record<string, 'up' | 'down'> = {};
+    const results: Record<string, CheckStatus> = {};
     await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
-        try {
-          results[name] = (await withinTimeLimit(check)) ? 'up' : 'down';
-        } catch {
-          results[name] = 'down';
-        }
+        results[name] = await statusOf(check);
       }),
     );
-    const ready = !isShuttingDown() && Object.values(results).every((status) => status === 'up');
+    const ready = !isShuttingDown() && Object.values(results).every((status) => status !== 'down');
     response
       .status(ready ? 200 : 503)
       .json({ status: ready ? 'ready' : isShuttingDown() ? 'shutting_down' : 'not_ready', checks: results });

@@ -1,5 +1,5 @@
 export { READINESS_CHECK_TIME_LIMIT_MS, healthRouter, brokerAndDatabaseChecks } from './health.js';
-export type { ReadinessCheck } from './health.js';
+export type { CheckStatus, ReadinessCheck } from './health.js';
 export { DEFAULT_SHUTDOWN_GRACE_MS, Lifecycle, startHealthServer, closeServer } from './lifecycle.js';
 export type { ShutdownStep } from './lifecycle.js';
 export { runService, EXIT_CONFIG } from './run-service.js';

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { Logger } from '@feedback/logging';
 import { Broker, ConfirmedPublisher, RpcClient, declareExchanges, topologyNames } from '@feedback/messaging';
 import { Lifecycle, brokerAndDatabaseChecks, closeServer, createMetricsRegistry, retentionPruning, startHealthServer } from '@feedback/service-runtime';
-import type { PeriodicTask, ShutdownStep } from '@feedback/service-runtime';
+import type { CheckStatus, PeriodicTask, ShutdownStep } from '@feedback/service-runtime';
 import { ApiInstancePresence } from './auth/api-instance-presence.js';
 import { failureRateLimit } from './auth/failure-rate-limit.js';
 import { KeyChangeListener } from './auth/key-change-listener.js';
@@ -76,12 +76,12 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   };
   const recognisedKeys = new RecognisedKeys();
   // The api serves from its key cache while the broker is away (docs/decisions.md): it stays
-  // ready as long as that cache may be trusted, so a broker outage does not take every instance
-  // out of the load balancer at once. Past its lease an instance cut off can answer nothing that
-  // needs a key, and one cut off alone is better out of rotation.
+  // ready, the broker `degraded`, as long as that cache may be trusted, so a broker outage does not
+  // take every instance out of the load balancer at once. Past its lease an instance cut off can
+  // answer nothing that needs a key, and one cut off alone is better out of rotation.
   const readiness = {
     ...brokerAndDatabaseChecks(broker, prisma),
-    broker: () => broker.healthy || Date.now() < presence.trustedUntil,
+    broker: (): CheckStatus => (broker.healthy ? 'up' : Date.now() < presence.trustedUntil ? 'degraded' : 'down'),
   };
   const app = buildApp({
     context: routeContext,

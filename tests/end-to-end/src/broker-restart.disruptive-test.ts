@@ -55,7 +55,11 @@ afterAll(async () => {
     rabbitmqctl('start_app');
 
     for (const url of [system.api.url, healthUrl(system.authority), healthUrl(system.worker)]) {
-      await eventually(async () => ((await fetch(`${url}/health/ready`)).status === 200 ? true : undefined), { what: `${url} ready again`, timeoutMs: 30_000 });
+      // Reconnected: the broker up, not only ready (the api stays ready on its key cache meanwhile).
+      await eventually(
+        async () => (((await (await fetch(`${url}/health/ready`)).json()) as { checks: { broker?: string } }).checks.broker === 'up' ? true : undefined),
+        { what: `${url} reconnected`, timeoutMs: 30_000 },
+      );
     }
     await eventually(() => (target.received.length >= 2 ? true : undefined), { what: 'the retry after the restart', timeoutMs: 30_000 });
     expect(target.received[1]!.headers['x-service-delivery']).toBe(target.received[0]!.headers['x-service-delivery']);
