@@ -324,6 +324,22 @@ describe('from the dashboard', () => {
     expect(target.received.map((request) => request.headers['x-service-delivery'])).toEqual([sent.body.id, sent.body.id]);
   });
 
+  it('Send test refuses a sixth test while five are waiting or being retried', async () => {
+    const target = await receiver();
+    const { id } = await endpointFor(target, ['ticket.created']);
+    const pings = Array.from({ length: 5 }, (_, n) => ({
+      id: randomUUID(), endpointId: id, eventId: randomUUID(), eventType: 'webhook.ping', appId, payload: {}, status: n % 2 ? ('pending' as const) : ('retrying' as const),
+    }));
+    await system.worker.prisma.delivery.createMany({ data: pings });
+    const press = () => call(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${id}/test`, { token: owner.token });
+    const refused = await press();
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: 'too_many_test_deliveries' });
+    // One settles: the button works again.
+    await system.worker.prisma.delivery.update({ where: { id: pings[0]!.id }, data: { status: 'abandoned' } });
+    expect((await press()).status).toBe(202);
+  });
+
   it('shows each delivery with its status, response code and attempts, and each attempt in detail', async () => {
     const target = await receiver();
     target.answer = (_request, index) => ({ status: index === 0 ? 500 : 200 });

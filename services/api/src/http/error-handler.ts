@@ -22,6 +22,7 @@ const PASSED_THROUGH_RPC_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'delivery_in_progress',
   'delivery_withheld',
   'invalid_cursor',
+  'too_many_test_deliveries',
 ]);
 
 /** Writes every error body the same way: `{ error, message, ...details }`. */

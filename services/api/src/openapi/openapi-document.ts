@@ -365,7 +365,10 @@ function dashboardWebhookPaths() {
       post: operation('rotateEndpointSecret', 'Owner or Admin: a new signing secret, shown once; the previous one stops signing at once.', result('webhook-worker.rotateEndpointSecret'), { parameters: [app, endpoint] }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/test': {
-      post: operation('sendTest', 'Owner or Admin: delivers a webhook.ping to this endpoint, retried on the usual schedule if it fails.', result('webhook-worker.sendTest', '202'), { parameters: [app, endpoint] }),
+      post: operation('sendTest', 'Owner or Admin: delivers a webhook.ping to this endpoint, retried on the usual schedule if it fails.', {
+        ...result('webhook-worker.sendTest', '202'),
+        '429': errorResponse('`too_many_test_deliveries`: five test deliveries of this endpoint are still waiting or being retried; or `rate_limited`: too many failed authentications.'),
+      }, { parameters: [app, endpoint] }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries': {
       get: operation('listDeliveries', 'Owner or Admin: deliveries, newest first: status, response code, attempts; filtered by `status` and `event` if given. A settled delivery is kept 30 days (by default) after its last change. `next_cursor` (null on the last page) passed back as `cursor` gives the next page (`invalid_cursor` if it is not from this history).', {

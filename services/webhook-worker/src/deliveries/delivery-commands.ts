@@ -28,6 +28,12 @@ const attemptView = (attempt: DeliveryAttempt) => ({
   response_body_start: attempt.responseBodyStart,
 });
 
+/**
+ * Test deliveries of one endpoint still waiting or being retried: Send test refuses more, so a
+ * button pressed again and again cannot queue pings retried for hours.
+ */
+export const MAX_TEST_DELIVERIES_IN_PROGRESS = 5;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Send test, delivery history and redelivery, answered over RPC for the dashboard. */
@@ -46,6 +52,15 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
     /** A webhook.ping for this endpoint alone, on the usual schedule; author and sender are the member who pressed Send test. */
     async sendTest(request: RpcRequest<'webhook-worker.sendTest'>): Promise<RpcResult<'webhook-worker.sendTest'>> {
       const endpoint = await ownedEndpoint(request.owner, request.endpoint_id);
+      const inProgress = await prisma.delivery.count({
+        where: { endpointId: endpoint.id, eventType: 'webhook.ping', status: { in: ['pending', 'retrying'] } },
+      });
+      if (inProgress >= MAX_TEST_DELIVERIES_IN_PROGRESS) {
+        throw new RpcError(
+          'too_many_test_deliveries',
+          `This endpoint already has ${inProgress} test deliveries waiting or being retried; their history shows why. Send another once one has settled.`,
+        );
+      }
       const id = randomUUID();
       const member = { external_id: null, name: request.member_name };
       const envelope = {
