@@ -253,7 +253,12 @@ const dashboardErrors = {
   '404': errorResponse('`not_found`.'),
   '429': errorResponse('`rate_limited`: too many failed authentications; see Retry-After.'),
   '503': errorResponse('`service_unavailable` or `propagation_unconfirmed`; retry.'),
+  '405': commonErrors['405'],
+  '500': commonErrors['500'],
 };
+
+/** What a route that reads a body may answer besides. */
+const bodyErrors = { '413': commonErrors['413'], '415': commonErrors['415'] };
 
 /** Path and session fields are not in the body. */
 function bodySchema(request: Schema, omit: string[]): Schema {
@@ -288,6 +293,7 @@ function dashboardCommandPaths(): Record<string, Record<string, unknown>> {
         ...rest,
         '401': unauthenticated,
         ...(route.public ? {} : { '403': forbidden, '404': missing }),
+        ...(route.body ? bodyErrors : {}),
         ...(route.conflicts ? { '409': errorResponse(`${route.conflicts.map((code) => `\`${code}\``).join(' or ')}.`) } : {}),
       },
     };
@@ -302,7 +308,12 @@ function productOperation(operationId: string, summary: string, responses: Recor
     tags: ['Dashboard'],
     security: [{ memberSession: [] }],
     ...extra,
-    responses: { ...responses, ...dashboardErrors, '409': errorResponse('`invalid_transition` (with `allowed_statuses`) or `ticket_closed`.') },
+    responses: {
+      ...responses,
+      ...dashboardErrors,
+      ...(extra.requestBody ? bodyErrors : {}),
+      '409': errorResponse('`invalid_transition` (with `allowed_statuses`) or `ticket_closed`.'),
+    },
   };
 }
 
@@ -325,10 +336,6 @@ function dashboardWebhookPaths() {
     '500': commonErrors['500'],
     '503': errorResponseWithHeaders('`service_unavailable`: a service did not answer in time, or the change met another; retry.', { 'Retry-After': 'Seconds to wait before retrying.' }),
   };
-  const withBody = {
-    '413': commonErrors['413'],
-    '415': commonErrors['415'],
-  };
   const invalidEndpoint = errorResponse(
     '`validation_failed` with the offending `field`, `malformed_json`, or `unsafe_url`: only https URLs of public hosts (see the webhook guide).',
   );
@@ -347,7 +354,7 @@ function dashboardWebhookPaths() {
         ...result('webhook-worker.createEndpoint', '201'),
         '400': invalidEndpoint,
         '403': errorResponse('`insufficient_role` (an Owner or Admin only), or `plan_limit_reached`: the plan includes no more endpoints for the team.'),
-        ...withBody,
+        ...bodyErrors,
       }, {
         parameters: [app],
         ...body('webhook-worker.createEndpoint', []),
@@ -355,7 +362,7 @@ function dashboardWebhookPaths() {
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}': {
       get: operation('getEndpoint', 'Owner or Admin: one endpoint: name, URL and events (never its secret).', result('webhook-worker.getEndpoint'), { parameters: [app, endpoint] }),
-      patch: operation('updateEndpoint', 'Owner or Admin: change name, URL or events (a new URL is checked as on creation: `unsafe_url`).', { ...result('webhook-worker.updateEndpoint'), '400': invalidEndpoint, ...withBody }, {
+      patch: operation('updateEndpoint', 'Owner or Admin: change name, URL or events (a new URL is checked as on creation: `unsafe_url`).', { ...result('webhook-worker.updateEndpoint'), '400': invalidEndpoint, ...bodyErrors }, {
         parameters: [app, endpoint],
         ...body('webhook-worker.updateEndpoint', ['endpoint_id']),
       }),
