@@ -340,6 +340,21 @@ describe('from the dashboard', () => {
     expect((await press()).status).toBe(202);
   });
 
+  it('Send test counts presses made at the same moment: five go, the rest are refused', async () => {
+    const target = await receiver();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // Pings stay pending while their answers are held.
+    target.answer = () => ({ status: 204, until: held });
+    const { id } = await endpointFor(target, ['ticket.created']);
+    try {
+      const presses = await Promise.all(Array.from({ length: 8 }, () => call(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${id}/test`, { token: owner.token })));
+      expect(presses.map((answer) => answer.status).sort()).toEqual([202, 202, 202, 202, 202, 429, 429, 429]);
+    } finally {
+      release();
+    }
+  });
+
   it('shows each delivery with its status, response code and attempts, and each attempt in detail', async () => {
     const target = await receiver();
     target.answer = (_request, index) => ({ status: index === 0 ? 500 : 200 });

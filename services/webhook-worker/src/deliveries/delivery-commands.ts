@@ -52,15 +52,6 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
     /** A webhook.ping for this endpoint alone, on the usual schedule; author and sender are the member who pressed Send test. */
     async sendTest(request: RpcRequest<'webhook-worker.sendTest'>): Promise<RpcResult<'webhook-worker.sendTest'>> {
       const endpoint = await ownedEndpoint(request.owner, request.endpoint_id);
-      const inProgress = await prisma.delivery.count({
-        where: { endpointId: endpoint.id, eventType: 'webhook.ping', status: { in: ['pending', 'retrying'] } },
-      });
-      if (inProgress >= MAX_TEST_DELIVERIES_IN_PROGRESS) {
-        throw new RpcError(
-          'too_many_test_deliveries',
-          `This endpoint already has ${inProgress} test deliveries waiting or being retried; their history shows why. Send another once one has settled.`,
-        );
-      }
       const id = randomUUID();
       const member = { external_id: null, name: request.member_name };
       const envelope = {
@@ -75,8 +66,22 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
           sender: { type: 'member', ...member },
         },
       };
-      const delivery = await prisma.delivery.create({
-        data: { id, endpointId: endpoint.id, eventId: randomUUID(), eventType: 'webhook.ping', appId: request.owner.app_id, payload: envelope as Prisma.InputJsonValue },
+      // Counted and created under a lock on the endpoint's tests, so presses at the same moment
+      // cannot all pass the count.
+      const delivery = await prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`tests:${endpoint.id}`}))`;
+        const inProgress = await tx.delivery.count({
+          where: { endpointId: endpoint.id, eventType: 'webhook.ping', status: { in: ['pending', 'retrying'] } },
+        });
+        if (inProgress >= MAX_TEST_DELIVERIES_IN_PROGRESS) {
+          throw new RpcError(
+            'too_many_test_deliveries',
+            `This endpoint already has ${inProgress} test deliveries waiting or being retried; their history shows why. Send another once one has settled.`,
+          );
+        }
+        return tx.delivery.create({
+          data: { id, endpointId: endpoint.id, eventId: randomUUID(), eventType: 'webhook.ping', appId: request.owner.app_id, payload: envelope as Prisma.InputJsonValue },
+        });
       });
       try {
         // A first attempt like any delivery's: a failed one schedules the retries (specification
