@@ -7,6 +7,7 @@ export { rpcMethods, rpcReplyContract, rpcErrorSchema, DELIVERY_STATUSES } from 
 export type { RpcMethod, RpcRequest, RpcResult, RpcReply } from './rpc.js';
 export { SCOPE_NAMES } from './scopes.js';
 export { MAX_RECORD_ID } from './record-id.js';
+export { isUuid } from './uuid.js';
 export type { Scope } from './scopes.js';
 export type { Plan } from './authority-views.js';
 export { ROLES, PLANS, WEBHOOK_ENDPOINT_LIMITS, KEY_ACTIONS, actorSchema, apiKeySchema, appSchema, memberSchema, teamSchema, keyAuditEntrySchema } from './authority-views.js';

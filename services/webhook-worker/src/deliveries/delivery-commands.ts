@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isUuid } from '@feedback/contracts';
 import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import { ATTEMPT_HEADER, MANUAL_HEADER, RpcError } from '@feedback/messaging';
 import type { ConfirmedPublisher, WebhookQueueNames } from '@feedback/messaging';
@@ -32,9 +33,7 @@ const attemptView = (attempt: DeliveryAttempt) => ({
  * Test deliveries of one endpoint still waiting or being retried: Send test refuses more, so a
  * button pressed again and again cannot queue pings retried for hours.
  */
-export const MAX_TEST_DELIVERIES_IN_PROGRESS = 5;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_TEST_DELIVERIES_IN_PROGRESS = 5;
 
 /** Send test, delivery history and redelivery, answered over RPC for the dashboard. */
 export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPublisher, queues: WebhookQueueNames) {
@@ -105,7 +104,7 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
       const { cursor } = request;
       let after: Prisma.DeliveryWhereInput = {};
       if (cursor !== undefined) {
-        const last = UUID.test(cursor) ? await prisma.delivery.findFirst({ where: { id: cursor, endpointId: request.endpoint_id }, select: { createdAt: true } }) : null;
+        const last = isUuid(cursor) ? await prisma.delivery.findFirst({ where: { id: cursor, endpointId: request.endpoint_id }, select: { createdAt: true } }) : null;
         if (!last) throw new RpcError('invalid_cursor', 'This cursor is not from this endpoint\'s delivery history; start again without it.');
         after = { OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: cursor } }] };
       }

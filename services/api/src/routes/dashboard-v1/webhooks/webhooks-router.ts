@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { DELIVERY_STATUSES, EVENT_NAMES } from '@feedback/contracts';
+import { DELIVERY_STATUSES, EVENT_NAMES, isUuid } from '@feedback/contracts';
 import { redactText } from '@feedback/logging';
 import type { Request } from 'express';
 import { ApiError } from '../../../http/api-error.js';
@@ -8,15 +8,13 @@ import { bodyObject } from '../../../http/read-json-body.js';
 import { recordId } from '../../../product/request-schemas.js';
 import type { RouteContext } from '../../route-context.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * An endpoint or delivery id from the path. One that is not a UUID names nothing: 404, as for an
  * id no endpoint has, rather than an error about a body the request may not even have.
  */
 function pathId(request: Request, param: 'endpointId' | 'deliveryId'): string {
   const raw = String(request.params[param]);
-  if (UUID.test(raw)) return raw.toLowerCase();
+  if (isUuid(raw)) return raw.toLowerCase();
   throw new ApiError('not_found', param === 'endpointId' ? 'No such webhook endpoint for this app.' : 'No such delivery for this endpoint.');
 }
 
