@@ -29,11 +29,14 @@ export function routesOf(router: Router): Map<string, string[]> {
 }
 
 /**
- * Called once a router's routes are all defined: any other method on one of their paths gets
- * 405 with the methods it takes, rather than the 404 of a path that does not exist.
+ * Called once a router's routes are all defined (or some of them, before a middleware the rest
+ * sit behind): any other method on one of their paths gets 405 with the methods it takes, rather
+ * than the 404 of a path that does not exist. A path that already answers other methods is left
+ * as it is.
  */
 export function answerOtherMethods(router: Router): void {
+  const answered = new Set((router.stack as RouteLayer[]).filter((layer) => layer.route?.methods['_all']).map((layer) => layer.route!.path));
   for (const [path, allowed] of routesOf(router)) {
-    if (allowed.length > 0) router.all(path, methodNotAllowed(allowed));
+    if (allowed.length > 0 && !answered.has(path)) router.all(path, methodNotAllowed(allowed));
   }
 }
