@@ -1,12 +1,13 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { Logger } from '@feedback/logging';
+import { DEFAULT_POOL_SIZE } from './pool-size.js';
 
 export interface PoolOptions {
   connectionString: string;
   /** The service's own PostgreSQL schema. */
   schema: string;
-  /** Connections in the pool. Default: 10. */
+  /** Connections in the pool. Default: DEFAULT_POOL_SIZE (10). */
   max?: number;
 }
 
@@ -17,7 +18,7 @@ export interface PoolOptions {
  * connection and opens another for the next query, so it is logged, not fatal.
  */
 export function createPool(options: Omit<PoolOptions, 'schema'> & { logger: Logger }): pg.Pool {
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 });
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? DEFAULT_POOL_SIZE });
   pool.on('error', (error) => options.logger.warn('database connection closed while idle; the next query opens another', { error: error.message }));
   return pool;
 }
@@ -27,5 +28,5 @@ export function createPool(options: Omit<PoolOptions, 'schema'> & { logger: Logg
  * `pool` when the service shares one.
  */
 export function createPrismaAdapter(options: PoolOptions & { pool?: pg.Pool }): PrismaPg {
-  return new PrismaPg(options.pool ?? { connectionString: options.connectionString, max: options.max ?? 10 }, { schema: options.schema });
+  return new PrismaPg(options.pool ?? { connectionString: options.connectionString, max: options.max ?? DEFAULT_POOL_SIZE }, { schema: options.schema });
 }

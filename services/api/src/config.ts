@@ -1,5 +1,6 @@
 import express from 'express';
 import { integer, loadConfig, oneOf, string, url } from '@feedback/config';
+import { databasePoolSizeVariable } from '@feedback/database';
 import type { Variable } from '@feedback/config';
 
 /** Express's "trust proxy" setting as it takes it: true, false, a number of hops, or a list. */
@@ -36,12 +37,7 @@ export const apiEnvironment = {
     description: 'PostgreSQL URL; the api keeps its tables in schema "api"',
     protocols: ['postgresql', 'postgres'],
   }),
-  DATABASE_POOL_SIZE: integer({
-    description: 'connections this process keeps to PostgreSQL at most; mind the server\'s max_connections across every replica',
-    default: 10,
-    min: 1,
-    max: 200,
-  }),
+  DATABASE_POOL_SIZE: databasePoolSizeVariable,
   AMQP_URL: url({ description: 'RabbitMQ URL', protocols: ['amqp', 'amqps'] }),
   BROKER_NAMESPACE: string({ description: 'prefix of every exchange and queue name', default: '' }),
   PORT: integer({ description: 'HTTP port of the public edge', default: 3000, min: 0, max: 65535 }),

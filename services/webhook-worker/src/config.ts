@@ -1,4 +1,5 @@
 import { ConfigError, base64Key, integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
+import { databasePoolSizeVariable } from '@feedback/database';
 
 /** Every environment variable the worker reads, validated at start-up. */
 export const workerEnvironment = {
@@ -6,12 +7,7 @@ export const workerEnvironment = {
     description: 'PostgreSQL URL; the worker keeps its tables in schema "webhooks"',
     protocols: ['postgresql', 'postgres'],
   }),
-  DATABASE_POOL_SIZE: integer({
-    description: 'connections this process keeps to PostgreSQL at most; mind the server\'s max_connections across every replica',
-    default: 10,
-    min: 1,
-    max: 200,
-  }),
+  DATABASE_POOL_SIZE: databasePoolSizeVariable,
   AMQP_URL: url({ description: 'RabbitMQ URL', protocols: ['amqp', 'amqps'] }),
   BROKER_NAMESPACE: string({ description: 'prefix of every exchange and queue name', default: '' }),
   HEALTH_PORT: integer({ description: 'port of the health endpoints', default: 3002, min: 0, max: 65535 }),
