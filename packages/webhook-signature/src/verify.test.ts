@@ -25,8 +25,9 @@ describe('verify', () => {
   it('accepts the test vector the docs give to receivers written without this library (the key: the whole whsec_ secret as UTF-8)', () => {
     const vector = {
       secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-      body: '{"id":"6f1c2e5a-1b0d-4c1e-9a55-3d2f1e0c9b7a","event":"webhook.ping"}',
-      header: 't=1763900000,v1=ff07eb22e2b88ed7f581ff1e37e3ce1a1634b414cd22f5f9d4368a5d086f6b82',
+      // A ping as the worker sends it: PostgreSQL's text of the stored envelope (spaces after : and ,).
+      body: '{"id": "6f1c2e5a-1b0d-4c1e-9a55-3d2f1e0c9b7a", "app": {"id": 4821, "public_key": "pk_live_4eC39HqLyjWDarjtT1zdp7"}, "data": {"author": {"name": "Ada Lovelace", "external_id": null}, "sender": {"name": "Ada Lovelace", "type": "member", "external_id": null}, "message": "A test delivery from the dashboard. If you can read this, your endpoint works.", "endpoint_id": "c2d4e6f8-1a3b-4c5d-9e7f-0a1b2c3d4e5f"}, "event": "webhook.ping", "created_at": "2025-11-23T12:13:20.000Z"}',
+      header: 't=1763900000,v1=614df83573a3db45db2a865413b1ed84ba7de2e80e62e94cc8b74744a76256e6',
     };
     expect(verify(vector.body, vector.header, vector.secret, { now: at(1_763_900_000) })).toEqual({ timestamp: 1_763_900_000 });
     expect(sign(vector.body, vector.secret, { timestamp: 1_763_900_000 })).toBe(vector.header);
@@ -143,6 +144,14 @@ describe('verify', () => {
     }
     expect(() => verify(body, valid, secret, { now: () => Number.NaN })).toThrow(TypeError);
     expect(() => verify(body, valid, secret, { now: at(t), toleranceSeconds: 0 })).not.toThrow();
+  });
+
+  it('refuses bad options whatever the delivery, so the mistake shows on the first request and not only on genuine ones', () => {
+    const forged = `t=${t},v1=${'0'.repeat(64)}`;
+    for (const header of [forged, 'not a signature', undefined]) {
+      expect(() => verify(body, header, secret, { now: at(t), toleranceSeconds: Number.NaN })).toThrow(TypeError);
+      expect(() => verify(body, header, secret, { now: () => Number.NaN })).toThrow(TypeError);
+    }
   });
 
   it('checks the signature before the age, so a forged old header is a mismatch, not a stale one', () => {

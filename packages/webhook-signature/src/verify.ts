@@ -36,9 +36,9 @@ function commaOfHeader(header: string): number {
 
 /**
  * Checks a delivery's `X-Service-Signature` against the raw body and the endpoint's signing
- * secret. The checks run in a fixed order: body, secret, header form, signature (constant time),
- * then age; the first to fail throws a `WebhookVerificationError` naming it. Returns the
- * signature's timestamp.
+ * secret. The options are checked first (a `TypeError`: a programming error); then, in a fixed
+ * order, body, secret, header form, signature (constant time) and age, the first to fail throwing
+ * a `WebhookVerificationError` naming it. Returns the signature's timestamp.
  */
 export function verify(
   rawBody: string | Buffer | Uint8Array,
@@ -46,11 +46,20 @@ export function verify(
   secret: string,
   options: VerifyOptions = {},
 ): VerifiedSignature {
+  // The caller's own options first: checked only after a genuine signature had passed, a bad
+  // tolerance would refuse every real delivery (a 500, retried, abandoned) while forgeries were
+  // told signature_mismatch as usual, hiding the mistake.
+  const tolerance = validToleranceSeconds(options.toleranceSeconds);
+  const clock = options.now ?? Date.now;
+  if (typeof clock !== 'function') throw new TypeError(`verify: options.now must be a function returning milliseconds since the epoch (was ${typeof clock})`);
+  const now = clock() / 1000;
+  // A clock that answers NaN would pass every age check: replay protection off, silently.
+  if (!Number.isFinite(now)) throw new TypeError(`verify: options.now() must return milliseconds since the epoch (returned ${now * 1000})`);
   if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
     throw new WebhookVerificationError(
       'body_not_raw',
       'The body must be the raw request bytes (a string or Buffer), not parsed JSON: the signature covers the exact bytes sent. ' +
-        "With Express, use express.raw({ type: 'application/json' }) on the webhook route instead of express.json().",
+        "With Express, use express.raw({ type: 'application/json', limit: '1mb' }) on the webhook route instead of express.json().",
     );
   }
   if (typeof secret !== 'string' || secret.length === 0) {
@@ -75,10 +84,6 @@ export function verify(
       "The signature does not match: use this endpoint's current signing secret (rotating it ends the old one at once) and the unmodified request body, byte for byte.",
     );
   }
-  const tolerance = validToleranceSeconds(options.toleranceSeconds);
-  const now = (options.now ?? Date.now)() / 1000;
-  // A clock that answers NaN would pass every age check below: replay protection off, silently.
-  if (!Number.isFinite(now)) throw new TypeError(`verify: options.now() must return milliseconds since the epoch (returned ${now * 1000})`);
   const seconds = Number(timestamp);
   if (Math.abs(now - seconds) > tolerance) {
     throw new WebhookVerificationError(
