@@ -18,6 +18,7 @@ export default {
   moduleNameMapper: {
     // Workspace packages are consumed by name; tests run them from source.
     '^@feedback/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@feedback/([a-z-]+)/([a-z-]+)$': '<rootDir>/packages/$1/src/$2.ts',
     // TypeScript ESM imports say ".js"; the file on disk is ".ts".
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

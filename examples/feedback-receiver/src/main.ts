@@ -4,7 +4,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { FeedbackClient } from '@feedback/api-client';
-import { MemoryIdempotencyStore, PostgresIdempotencyStore } from '@feedback/webhook-receiver';
+import { DEFAULT_RETENTION_MS, MemoryIdempotencyStore, PostgresIdempotencyStore } from '@feedback/webhook-receiver';
 import { MemoryCheckpoint, PostgresCheckpoint } from './checkpoint.js';
 import { readConfig } from './config.js';
 import type { ReceiverConfig } from './config.js';
@@ -61,10 +61,16 @@ server.listen(config.port, () => {
 // once; the sweep, at start-up and then every SWEEP_INTERVAL_SECONDS, makes sure none is missed
 // for good: while the receiver was down, or failing on some deliveries until they were abandoned.
 // An API that cannot be reached is tried again within a minute: webhooks keep flowing meanwhile.
+// Each sweep also forgets handled ids past their retention (the memory store forgets by itself):
+// 35 days, since a member can redeliver by hand, with the same id, for 30.
 async function sweep(): Promise<void> {
   let nextInSeconds = config.sweepIntervalSeconds;
   try {
     await receiver.catchUp({ firstRunSince });
+    if (idempotencyStore instanceof PostgresIdempotencyStore) {
+      const forgotten = await idempotencyStore.deleteOlderThan(new Date(Date.now() - DEFAULT_RETENTION_MS));
+      if (forgotten > 0) log({ handled_ids_forgotten: forgotten });
+    }
   } catch (error) {
     nextInSeconds = Math.min(60, nextInSeconds);
     log({ recovery_failed: (error as Error).message, retry_in_seconds: nextInSeconds });

@@ -1,18 +1,7 @@
 import { defineContract } from './contract.js';
+import { EVENT_NAMES } from './event-names.js';
 import { EVENT_DATA_SCHEMAS } from './product.js';
 
-/** Every event name of specification section 6. */
-export const EVENT_NAMES = [
-  'suggestion.created',
-  'suggestion.status_changed',
-  'suggestion.commented',
-  'ticket.created',
-  'ticket.status_changed',
-  'ticket.replied',
-  'survey.response.created',
-  'webhook.ping',
-] as const;
-export type EventName = (typeof EVENT_NAMES)[number];
 
 /**
  * A domain event as it travels on the `domain.events` exchange, routed by its `event` name.

@@ -1,8 +1,10 @@
 export { defineContract, ContractViolation, NOT_BLANK, requiredText } from './contract.js';
 export type { Contract, Violation } from './contract.js';
 export { authorSchema, senderSchema } from './identity.js';
-export { domainEventContract, EVENT_NAMES } from './domain-event.js';
-export type { DomainEvent, EventName } from './domain-event.js';
+export { domainEventContract } from './domain-event.js';
+export type { DomainEvent } from './domain-event.js';
+export { EVENT_NAMES } from './event-names.js';
+export type { EventName } from './event-names.js';
 export { rpcMethods, rpcReplyContract, rpcErrorSchema, DELIVERY_STATUSES } from './rpc.js';
 export type { RpcMethod, RpcRequest, RpcResult, RpcReply } from './rpc.js';
 export { SCOPE_NAMES } from './scopes.js';

@@ -1,5 +1,5 @@
 import { defineContract, requiredText } from './contract.js';
-import { EVENT_NAMES } from './domain-event.js';
+import { EVENT_NAMES } from './event-names.js';
 import {
   actorSchema,
   apiKeySchema,

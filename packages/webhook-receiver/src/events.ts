@@ -1,9 +1,12 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import type { EVENT_DATA_SCHEMAS, EventName } from '@feedback/contracts';
+import type { EVENT_DATA_SCHEMAS, EventName } from '@feedback/contracts/events';
 
 /** The envelope of one event of name `N` (specification section 2.5), with its typed `data`. */
 export interface EventOf<N extends EventName> {
-  /** The delivery id: the same on every retry and redelivery. Deduplicate on it. */
+  /**
+   * The delivery id: one per event and endpoint, the same on every retry and redelivery.
+   * Deduplicate on it (a second endpoint to the same receiver brings the event under another id).
+   */
   id: string;
   event: N;
   /** When the event happened, ISO 8601 UTC. */

@@ -20,8 +20,14 @@ export interface IdempotencyStore {
   release(deliveryId: string): Promise<void>;
 }
 
-/** How long a claim may stay in progress before another attempt may take it over: 5 minutes. */
-export const DEFAULT_LEASE_MS = 5 * 60 * 1000;
+/**
+ * How long a claim may stay in progress before another attempt may take it over: 2 minutes.
+ * Well past the sender's 10-second limit (by then it has counted the attempt failed), and well
+ * short of its first retry, 5 minutes after the failure: a lease as long as that retry's delay
+ * had the retry of an attempt whose receiver crashed at once arrive a few milliseconds before the
+ * lease ended, answered 409, and wait 15 minutes more.
+ */
+export const DEFAULT_LEASE_MS = 2 * 60 * 1000;
 
 /**
  * How long to remember a handled id after it last arrived: 35 days. A member can redeliver by hand

@@ -33,6 +33,18 @@ describe('MemoryIdempotencyStore', () => {
     expect(await store.claim('d-1')).toBe('claimed');
   });
 
+  it('by default, lets the first retry of a crashed attempt take its claim over, with a clock minutes apart', async () => {
+    // The sender retries 5 minutes after the failure, which comes after the claim; the receiver's
+    // clock may differ from the sender's.
+    let now = 0;
+    const store = new MemoryIdempotencyStore({ now: () => now });
+    await store.claim('d-1');
+    now = 30_000; // a member's redelivery soon after: the handler may still be running
+    expect(await store.claim('d-1')).toBe('in_progress');
+    now = 5 * 60_000 - 90_000;
+    expect(await store.claim('d-1')).toBe('claimed');
+  });
+
   it('forgets the oldest ids beyond its size and retention', async () => {
     let now = 0;
     const store = new MemoryIdempotencyStore({ maxEntries: 2, retentionMs: 10_000, now: () => now });

@@ -2,7 +2,7 @@ import { DEFAULT_LEASE_MS, DEFAULT_RETENTION_MS } from './idempotency-store.js';
 import type { ClaimResult, IdempotencyStore } from './idempotency-store.js';
 
 export interface MemoryIdempotencyStoreOptions {
-  /** How long a claim stays in progress before another attempt may take it over (a crashed handler). Default: 300000 (5 minutes). */
+  /** How long a claim stays in progress before another attempt may take it over (a crashed handler). Default: 120000 (2 minutes). */
   leaseMs?: number;
   /**
    * How long a handled id is remembered after it last arrived. Default: 3024000000 (35 days): a

@@ -1,5 +1,5 @@
-import { EVENT_NAMES } from '@feedback/contracts';
-import type { EventName } from '@feedback/contracts';
+import { EVENT_NAMES } from '@feedback/contracts/events';
+import type { EventName } from '@feedback/contracts/events';
 import { verify } from '@feedback/webhook-signature';
 import type { VerifyOptions } from '@feedback/webhook-signature';
 import type { UnknownWebhookEvent, WebhookEvent } from './events.js';

@@ -11,7 +11,7 @@ export interface PostgresIdempotencyStoreOptions {
   pool: Queryable;
   /** The table, optionally schema-qualified (`receiver.handled_webhooks`). Default: `webhook_deliveries_handled`. */
   tableName?: string;
-  /** How long a claim stays in progress before another attempt may take it over. Default: 300000 (5 minutes). */
+  /** How long a claim stays in progress before another attempt may take it over. Default: 120000 (2 minutes). */
   leaseMs?: number;
 }
 
