@@ -1,6 +1,6 @@
 export { parseEvent, constructEvent, asKnownEvent, WebhookPayloadError } from './parse-event.js';
 export type { EventOf, WebhookEvent, UnknownWebhookEvent, EventName } from './events.js';
-export { createWebhookHandler } from './webhook-handler.js';
+export { UnmarkedDeliveryError, createWebhookHandler } from './webhook-handler.js';
 export type { WebhookHandler, WebhookHandlerOptions, IncomingWebhook, WebhookAnswer } from './webhook-handler.js';
 export { webhookMiddleware } from './express-middleware.js';
 export type { WebhookMiddlewareOptions } from './express-middleware.js';

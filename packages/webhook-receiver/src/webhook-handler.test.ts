@@ -8,7 +8,7 @@ import { webhookMiddleware } from './express-middleware.js';
 import { MemoryIdempotencyStore } from './memory-idempotency-store.js';
 import { asKnownEvent, constructEvent, parseEvent } from './parse-event.js';
 import type { UnknownWebhookEvent, WebhookEvent } from './events.js';
-import { createWebhookHandler } from './webhook-handler.js';
+import { UnmarkedDeliveryError, createWebhookHandler } from './webhook-handler.js';
 
 const secret = 'whsec_receiver_test_secret_0123456789abcdefghij';
 const ada = { external_id: 'user-ada', name: 'Ada' };
@@ -136,6 +136,21 @@ describe('createWebhookHandler', () => {
     const body = envelope('9e0f1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b');
     expect(await handler.handle({ rawBody: body, headers: signed(body) })).toMatchObject({ status: 500, body: { error: 'handler_failed' } });
     expect(seen).toEqual([['database away', '9e0f1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b']]);
+  });
+
+  it('answers 200 to a delivery handled but not marked done (the store failed), telling onError, so the sender does not run it again', async () => {
+    const store = new MemoryIdempotencyStore();
+    const unavailable = new Error('connection terminated');
+    store.complete = () => Promise.reject(unavailable);
+    const seen: unknown[] = [];
+    let calls = 0;
+    const handler = createWebhookHandler({ secret, idempotencyStore: store, onEvent: () => void (calls += 1), onError: (error) => void seen.push(error) });
+    const body = envelope('0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d');
+    expect(await handler.handle({ rawBody: body, headers: signed(body) })).toEqual({ status: 200, body: { received: true } });
+    expect(calls).toBe(1);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBeInstanceOf(UnmarkedDeliveryError);
+    expect((seen[0] as Error).cause).toBe(unavailable);
   });
 
   it('answers 500 when the handler throws, and handles the retry', async () => {

@@ -9,8 +9,9 @@ export interface WebhookHandlerOptions {
   /** Your handler, called once per delivery id (with a store); throw to have the delivery retried. */
   onEvent(event: WebhookEvent | UnknownWebhookEvent): Promise<void> | void;
   /**
-   * Told what `onEvent` threw (the sender only hears 500 `handler_failed`, and retries). Default:
-   * one line on standard error with the event's name and delivery id and the error's message.
+   * Told what `onEvent` threw (the sender only hears 500 `handler_failed`, and retries), or, as an
+   * `UnmarkedDeliveryError`, that a handled delivery could not be marked done in the store.
+   * Default: one line on standard error with the event's name and delivery id and the message.
    */
   onError?: (error: unknown, event: WebhookEvent | UnknownWebhookEvent) => void;
   /** Where handled delivery ids are kept, so duplicates are skipped. Default: none (every arrival is handled). */
@@ -37,7 +38,24 @@ export interface WebhookHandler {
   handle(request: IncomingWebhook): Promise<WebhookAnswer>;
 }
 
+/**
+ * A delivery was handled, but the idempotency store failed to mark it done (its `cause`). It was
+ * answered 200 all the same: the work is done, and a 500 would have the sender's retry, 5 minutes
+ * later, run the handler again for certain, where now only an arrival of the same id does (a
+ * member's redelivery), once the claim's lease has lapsed.
+ */
+export class UnmarkedDeliveryError extends Error {
+  override readonly name = 'UnmarkedDeliveryError';
+  constructor(cause: unknown) {
+    super(`handled, but the idempotency store could not mark it done (answered 200; should the same id come again, it is handled again): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 function reportToStandardError(error: unknown, event: WebhookEvent | UnknownWebhookEvent): void {
+  if (error instanceof UnmarkedDeliveryError) {
+    process.stderr.write(`webhook delivery ${event.id} (${event.event}) ${error.message}\n`);
+    return;
+  }
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   process.stderr.write(`webhook handler failed on ${event.event} (delivery ${event.id}); it will be retried: ${message}\n`);
 }
@@ -99,7 +117,17 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         if (store && (store.leaseMs === undefined || now() - claimedAt < store.leaseMs)) await store.release(event.id);
         return { status: 500, body: { error: 'handler_failed', message: 'The handler failed; the delivery will be retried.' } };
       }
-      await store?.complete(event.id);
+      if (store) {
+        try {
+          await store.complete(event.id);
+        } catch (error) {
+          try {
+            (options.onError ?? reportToStandardError)(new UnmarkedDeliveryError(error), event);
+          } catch {
+            // The delivery is handled whatever the report does.
+          }
+        }
+      }
       return { status: 200, body: { received: true } };
     },
   };
