@@ -13,6 +13,9 @@ describe('webhook address policy', () => {
     // IPv4-compatible (deprecated) forms of loopback and the metadata address, unassigned space,
     // and the 6to4 and Teredo ranges, which carry an IPv4 address of their own.
     '::7f00:1', '::127.0.0.1', '::a9fe:a9fe', '4000::1', '100::1', '2002:7f00:1::1', '2001:0:7f00:1::1',
+    // The IPv4-compatible form of a public address, dotted as resolvers write it (not IPv4-mapped,
+    // which ipaddr.js alone took it for), and a zone index.
+    '::8.8.8.8', '::808:808', 'fe80::1%eth0',
   ])('refuses %s', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
@@ -133,6 +136,11 @@ describe('the lookup of every outbound connection', () => {
     expect((await lookUp(lookup, all)).error).toMatchObject({ code: 'EUNSAFEADDRESS' });
     const reversed = safeLookup(() => false, resolvingTo(['10.0.0.1', '93.184.216.34']));
     expect((await lookUp(reversed, all)).error).toMatchObject({ code: 'EUNSAFEADDRESS' });
+  });
+
+  it('refuses an IPv4-compatible IPv6 answer, written dotted as resolvers write it', async () => {
+    const lookup = safeLookup(() => false, resolvingTo(['::8.8.8.8']));
+    expect((await lookUp(lookup, true)).error).toMatchObject({ code: 'EUNSAFEADDRESS' });
   });
 
   it('answers every public address with all, the first without', async () => {

@@ -11,8 +11,9 @@ const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
  * address outside global unicast.
  */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
+  const canonical = address.includes(':') ? canonicalIPv6(address) : address;
+  if (canonical === undefined || !ipaddr.isValid(canonical)) return false;
+  let parsed = ipaddr.parse(canonical);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   }
@@ -31,6 +32,20 @@ export function isPublicAddress(address: string): boolean {
   // IPv4-compatible ::a.b.c.d (::7f00:1 is 127.0.0.1) and unassigned space; only global unicast
   // (2000::/3) is routed on the internet.
   return (parsed as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
+}
+
+/**
+ * An IPv6 address in the URL standard's form, the last 32 bits in hex: ipaddr.js reads the
+ * dotted IPv4-compatible form `::8.8.8.8` as IPv4-mapped (`::ffff:8.8.8.8`, judged as the
+ * public 8.8.8.8), and resolvers answer in that form (`::808:808` comes back as `::8.8.8.8`).
+ * Undefined for what is no IPv6 address (a zone index, `fe80::1%eth0`, included).
+ */
+function canonicalIPv6(address: string): string | undefined {
+  try {
+    return new URL(`https://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
