@@ -11,6 +11,12 @@ const required = {
 };
 
 describe('readWorkerConfig', () => {
+  it('keeps outbound safety whole unless told otherwise: no local hosts allowed, no extra CA trusted', () => {
+    const { config } = readWorkerConfig(required);
+    expect(config.allowedPrivateHosts).toEqual([]);
+    expect(config.extraCaFile).toBe('');
+  });
+
   it('retries on the production schedule unless told otherwise', () => {
     expect(readWorkerConfig(required).config.retryDelaysMs).toEqual([...PRODUCTION_RETRY_DELAYS_MS]);
     expect(readWorkerConfig({ ...required, WEBHOOK_RETRY_DELAYS_MS: '10,20,30,40,50' }).config.retryDelaysMs).toEqual([10, 20, 30, 40, 50]);

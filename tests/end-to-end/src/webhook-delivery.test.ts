@@ -67,6 +67,9 @@ describe('webhook delivery', () => {
     expect(request!.headers['x-service-event']).toBe('suggestion.created');
     expect(request!.headers['x-service-delivery']).toBe(body['id']);
     expect(body).toMatchObject({ event: 'suggestion.created', app: { id: appId, public_key: publicKey }, data: { suggestion: { title: 'Signed' } } });
+    // The envelope of specification 2.5, nothing beside it.
+    expect(Object.keys(body).sort()).toEqual(['app', 'created_at', 'data', 'event', 'id']);
+    expect(Object.keys(body['app'] as object).sort()).toEqual(['id', 'public_key']);
     expect(String(body['created_at'])).toMatch(/Z$/);
     expect(verify(request!, secret)).toBe(true);
   });
@@ -174,6 +177,14 @@ describe('webhook delivery', () => {
     expect(attempt.responseCode).toBeNull();
     expect(attempt.error).toMatch(/certificate|self.signed|SELF_SIGNED/i);
     expect(target.received).toHaveLength(0);
+  });
+
+  it('says loudly at start-up that this worker may deliver to local hosts and trusts an extra CA', () => {
+    // The test system turns both on (system.ts) to reach its local receivers; a worker
+    // configured so by mistake says it at once, naming what it allows.
+    const relaxed = system.logs.filter((line) => line.includes('OUTBOUND SAFETY RELAXED'));
+    expect(relaxed).toHaveLength(1);
+    expect(JSON.parse(relaxed[0]!)).toMatchObject({ level: 'warn', service: 'webhook-worker', allowedPrivateHosts: ['localhost'], extraCaFile: testCertificates().caFile });
   });
 
   it('signs with the new secret only, once the secret is rotated', async () => {
@@ -467,13 +478,17 @@ describe('from the dashboard', () => {
 
   it('redelivers by hand with the same id, once a delivery has settled', async () => {
     const target = await receiver();
-    const { id } = await endpointFor(target, ['suggestion.created']);
+    const { id, secret } = await endpointFor(target, ['suggestion.created']);
     await suggest('Again please');
     await eventually(() => (target.received.length === 1 ? true : undefined), { what: 'the first delivery' });
     const deliveries = await eventually(async () => {
       const answer = await call<{ items: Array<{ id: string; status: string }> }>(url(), 'GET', `/dashboard/v1/apps/${appId}/webhooks/${id}/deliveries`, { token: owner.token });
       return answer.body.items[0]?.status === 'delivered' ? answer.body.items : undefined;
     }, { what: 'delivered' });
+    // A new second before the redelivery, so that a signature kept from the first attempt would
+    // show: each attempt is signed when it is sent.
+    const signedAt = (request: ReceivedRequest) => Number(/^t=(\d+),/.exec(String(request.headers['x-service-signature']))?.[1]);
+    while (Math.floor(Date.now() / 1000) <= signedAt(target.received[0]!)) await new Promise((resolve) => setTimeout(resolve, 50));
     // Pressed twice while the redelivery is under way (its answer held back): one redelivery,
     // the other press told it is in progress.
     let release!: () => void;
@@ -486,6 +501,8 @@ describe('from the dashboard', () => {
     expect(presses.find((press) => press.status === 409)?.body).toMatchObject({ error: 'delivery_in_progress' });
     await eventually(() => (target.received.length === 2 ? true : undefined), { what: 'the redelivery' });
     expect(target.received[1]!.headers['x-service-delivery']).toBe(target.received[0]!.headers['x-service-delivery']);
+    expect(signedAt(target.received[1]!)).toBeGreaterThan(signedAt(target.received[0]!));
+    expect(target.received.every((request) => verify(request, secret))).toBe(true);
     await eventually(
       () => system.worker.prisma.delivery.findFirst({ where: { id: deliveries[0]!.id, status: 'delivered', attempts: 2 } }).then((row) => row ?? undefined),
       { what: 'the redelivery recorded' },

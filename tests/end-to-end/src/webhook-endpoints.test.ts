@@ -12,8 +12,13 @@ let system: RunningSystem;
 let owner: Owner;
 let appId: number;
 const url = () => system.api.url;
-const webhooks = (method: string, path: string, body?: unknown, token = owner.token, app = appId) =>
-  call<Record<string, unknown>>(url(), method, `/dashboard/v1/apps/${app}/webhooks${path}`, { token, body });
+/** Every signing secret the tests were shown, to look for in the logs at the end. */
+const secretsShown: string[] = [];
+const webhooks = async (method: string, path: string, body?: unknown, token = owner.token, app = appId) => {
+  const answer = await call<Record<string, unknown>>(url(), method, `/dashboard/v1/apps/${app}/webhooks${path}`, { token, body });
+  if (typeof answer.body?.['signing_secret'] === 'string') secretsShown.push(answer.body['signing_secret']);
+  return answer;
+};
 const endpoint = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
   url: 'https://localhost:9443/hooks',
@@ -165,6 +170,54 @@ describe('webhook endpoints', () => {
   });
 });
 
+describe('another team or app', () => {
+  it('is told 404 for every operation on an endpoint or delivery that is not its own, and changes nothing', async () => {
+    const created = await webhooks('POST', '', endpoint('Private'));
+    const id = (created.body['endpoint'] as { id: string }).id;
+    const sealed = async () => (await system.worker.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } })).secretEncrypted;
+    const before = await sealed();
+    const sent = await webhooks('POST', `/${id}/test`);
+    expect(sent.status).toBe(202);
+    const deliveryId = String(sent.body['id']);
+    const sibling = (await webhooks('POST', '', endpoint('Sibling'))).body['endpoint'] as { id: string };
+    const otherApp = (await createApp(url(), owner.token, 'Other app')).appId;
+    const otherTeam = await signUpTeam(url(), 'pro');
+    const otherTeamsApp = (await createApp(url(), otherTeam.token, 'Theirs')).appId;
+
+    const operations: Array<[string, string, unknown?]> = [
+      ['GET', `/${id}`],
+      ['PATCH', `/${id}`, { name: 'Taken over' }],
+      ['POST', `/${id}/rotate-secret`],
+      ['POST', `/${id}/test`],
+      ['GET', `/${id}/deliveries`],
+      ['GET', `/${id}/deliveries/${deliveryId}`],
+      ['POST', `/${id}/deliveries/${deliveryId}/redeliver`],
+      ['DELETE', `/${id}`],
+    ];
+    const callers: Array<[string, string, number]> = [
+      ['another team, through its own app', otherTeam.token, otherTeamsApp],
+      ['another team, through this app', otherTeam.token, appId],
+      ['the same team, through another app', owner.token, otherApp],
+    ];
+    for (const [who, token, app] of callers) {
+      for (const [method, path, body] of operations) {
+        const answer = await webhooks(method, path, body, token, app);
+        expect({ who, method, path, status: answer.status, error: answer.body['error'] }).toEqual({ who, method, path, status: 404, error: 'not_found' });
+      }
+    }
+    // A delivery of one endpoint, asked for under another of the same app.
+    for (const [method, path] of [['GET', `/${sibling.id}/deliveries/${deliveryId}`], ['POST', `/${sibling.id}/deliveries/${deliveryId}/redeliver`]] as const) {
+      expect((await webhooks(method, path)).status).toBe(404);
+    }
+    const after = await webhooks('GET', `/${id}`);
+    expect(after.body).toMatchObject({ id, name: 'Private' });
+    expect(await sealed()).toBe(before);
+    expect(await system.worker.prisma.delivery.count({ where: { endpointId: id } })).toBe(1);
+    await webhooks('DELETE', `/${id}`);
+    await webhooks('DELETE', `/${sibling.id}`);
+  });
+});
+
 describe('the delivery history', () => {
   it('never answers a key back, even one pasted as the name of a query parameter', async () => {
     const pasted = `sk_live_${'A1b2'.repeat(8)}`;
@@ -188,6 +241,19 @@ describe('plan limits', () => {
     expect(answers.filter((answer) => answer.status === 201)).toHaveLength(3);
     const refused = answers.filter((answer) => answer.status !== 201);
     expect(refused.map((answer) => answer.body['error'])).toEqual(['plan_limit_reached', 'plan_limit_reached', 'plan_limit_reached']);
+  });
+
+  it('Starter: the three are counted across the team\'s apps', async () => {
+    const team = await signUpTeam(url(), 'starter');
+    const first = (await createApp(url(), team.token, 'First')).appId;
+    const second = (await createApp(url(), team.token, 'Second')).appId;
+    expect((await webhooks('POST', '', endpoint('A1'), team.token, first)).status).toBe(201);
+    expect((await webhooks('POST', '', endpoint('A2'), team.token, first)).status).toBe(201);
+    expect((await webhooks('POST', '', endpoint('B1'), team.token, second)).status).toBe(201);
+    for (const app of [first, second]) {
+      const refused = await webhooks('POST', '', endpoint('Fourth'), team.token, app);
+      expect({ app, status: refused.status, error: refused.body['error'] }).toEqual({ app, status: 403, error: 'plan_limit_reached' });
+    }
   });
 
   it('Free: none, said before anything about the URL', async () => {
@@ -360,5 +426,14 @@ describe('plan limits', () => {
     expect((await changePlan('free')).body).toMatchObject({ error: 'too_many_webhook_endpoints' });
     for (const [n, id] of ids.slice(1).entries()) expect((await webhooks('DELETE', `/${id}`, undefined, team.token, apps[(n + 1) % 2])).status).toBe(204);
     expect((await changePlan('free')).status).toBe(200);
+  });
+});
+
+describe('the logs', () => {
+  it('never carry a signing secret shown by creation or rotation', () => {
+    // Run last: by now the tests above were shown every secret they made.
+    expect(secretsShown.length).toBeGreaterThan(10);
+    const leaked = secretsShown.filter((secret) => system.logs.some((line) => line.includes(secret) || line.includes(secret.slice('whsec_'.length))));
+    expect(leaked).toEqual([]);
   });
 });
