@@ -1,7 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
+import { parseAllDocuments } from 'yaml';
+import { apiEnvironment, readApiConfig } from '../../../services/api/src/config.js';
+import { authorityEnvironment, readAuthorityConfig } from '../../../services/authority/src/config.js';
+import { readWorkerConfig, workerEnvironment } from '../../../services/webhook-worker/src/config.js';
 
 // Runs the built entry points (the test command builds before jest runs).
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -36,5 +41,39 @@ describe('start-up configuration', () => {
     const result = start('authority', { DATABASE_URL: 'postgresql://u:hunter2@127.0.0.1/x', AMQP_URL: 'http://guest:hunter3@h' });
     expect(result.status).toBe(EXIT_CONFIG);
     expect(result.stderr + result.stdout).not.toMatch(/hunter/);
+  });
+});
+
+describe('the Kubernetes manifests', () => {
+  interface Container {
+    envFrom?: unknown;
+    env: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }>;
+  }
+  const deployments = parseAllDocuments(readFileSync(`${root}infra/k8s/services.yaml`, 'utf8'))
+    .map((document) => document.toJS() as { kind: string; metadata: { name: string }; spec: { template: { spec: { containers: Container[] } } } })
+    .filter((resource) => resource?.kind === 'Deployment');
+  // What an operator puts in the Secret, in the form each service expects.
+  const secretValues: Record<string, string> = {
+    DATABASE_URL: 'postgresql://feedback@postgres:5432/feedback',
+    AMQP_URL: 'amqp://feedback@rabbitmq:5672',
+    SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  };
+  const services = {
+    api: { variables: apiEnvironment, read: readApiConfig },
+    authority: { variables: authorityEnvironment, read: readAuthorityConfig },
+    'webhook-worker': { variables: workerEnvironment, read: readWorkerConfig },
+  };
+
+  it.each(Object.keys(services))('give %s every variable it needs, each one a variable it reads, and no Secret key it does not read', (name) => {
+    const deployment = deployments.find((candidate) => candidate.metadata.name === name);
+    const [container] = deployment!.spec.template.spec.containers;
+    // The whole Secret (envFrom) would hand the api, exposed to the internet, the keys that sign
+    // sessions and open webhook signing secrets.
+    expect(container!.envFrom).toBeUndefined();
+    const env = Object.fromEntries(container!.env.map((variable) => [variable.name, variable.valueFrom ? secretValues[variable.valueFrom.secretKeyRef.key] : variable.value]));
+    const { variables, read } = services[name as keyof typeof services];
+    expect(Object.keys(env).filter((variable) => !(variable in variables))).toEqual([]);
+    expect(() => read(env)).not.toThrow();
   });
 });
