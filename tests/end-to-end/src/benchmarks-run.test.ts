@@ -5,8 +5,8 @@ import { describe, expect, it } from '@jest/globals';
 const root = new URL('../../../', import.meta.url);
 
 /** Runs a benchmark script from the built services, as a reader would; resolves with its exit code and output. */
-async function runBenchmark(script: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [new URL(`bench/${script}`, root).pathname], {
+async function runBenchmark(script: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [...nodeFlags, new URL(`bench/${script}`, root).pathname], {
     cwd: root.pathname,
     env: { ...process.env, NODE_OPTIONS: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -56,6 +56,13 @@ describe('benchmark scripts', () => {
     expect({ code, output }).toMatchObject({ code: 0 });
     expect(output.match(/(down|slow) endpoint, throttle waits [\d,]+ ms: \d+ attempts throttled a second \(\d+ deliveries, \d+ requests received\); CPU ms a second: worker \d+/g)).toHaveLength(4);
   }, 180_000);
+
+  it('relay-memory prints the api process\'s heap after full collections between rounds of events', async () => {
+    const { code, output } = await runBenchmark('relay-memory.mjs', { BENCH_ROUNDS: '1', BENCH_ROUND_SECONDS: '1' }, ['--expose-gc']);
+    expect({ code, output }).toMatchObject({ code: 0 });
+    expect(output).toMatch(/after 1 s more at 500 events\/s \(500 events\): [\d.]+ MB/);
+    expect(output).toContain('events written 1000, still waiting to be relayed 0');
+  }, 120_000);
 
   it('auth-overhead compares both ways in and prints the ratio', async () => {
     const { code, output } = await runBenchmark('auth-overhead.mjs', { BENCH_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONNECTIONS: '4' });

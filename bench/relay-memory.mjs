@@ -1,0 +1,84 @@
+// Whether the api process holds on to memory as it relays events: its heap after full garbage
+// collections, between rounds of events written to the outbox at 500 a second, relayed through
+// the broker to a worker process (with no endpoints: it takes the events and sends nothing).
+// The heap the benchmark's trace shows growing by a megabyte a second is garbage V8 has not yet
+// collected; what a full collection leaves is what the process keeps.
+//
+//   pnpm build && node --expose-gc bench/relay-memory.mjs
+//   BENCH_ROUNDS=8 BENCH_ROUND_SECONDS=30 node --expose-gc bench/relay-memory.mjs
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { benchEnvironment, localReceiverWorkerEnv, proTeamWithApp, quiet, root } from './bench-support.mjs';
+
+if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc, to collect garbage before each reading');
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const roundSeconds = Number(process.env.BENCH_ROUND_SECONDS ?? 15);
+
+const { testCertificates } = await import(`${root}packages/test-support/dist/index.js`);
+const { startAuthority, readAuthorityConfig } = await import(`${root}services/authority/dist/service.js`);
+const { startApi, readApiConfig } = await import(`${root}services/api/dist/service.js`);
+
+const bench = await benchEnvironment();
+const env = { ...bench.env, ...localReceiverWorkerEnv(testCertificates().caFile) };
+const authority = await startAuthority(readAuthorityConfig(env).config, quiet('authority'));
+const api = await startApi(readApiConfig(env).config, quiet('api'));
+const worker = spawn(process.execPath, [`${root}services/webhook-worker/dist/main.js`], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
+process.on('exit', () => worker.kill('SIGKILL'));
+const { created } = await proTeamWithApp(api.url, bench.suffix);
+const app = { id: created.app.id, public_key: created.app.public_key };
+const writer = new pg.Pool({ connectionString: bench.databaseUrl, max: 2 });
+
+function eventRow() {
+  const id = randomUUID();
+  const now = new Date().toISOString();
+  const author = { external_id: 'bench-user', name: 'Bench' };
+  const data = { suggestion: { id: 1, title: 'Bench', body: null, status: 'open', author, comment_count: 0, created_at: now, updated_at: now }, author, sender: { type: 'app_user', ...author } };
+  return { id, payload: JSON.stringify({ id, event: 'suggestion.created', created_at: now, app, data }) };
+}
+
+/** Five events every 10 ms, as the latency phase of webhook-throughput.mjs writes them. */
+async function writeEvents(seconds) {
+  for (let tick = 0; tick < seconds * 100; tick += 1) {
+    const rows = Array.from({ length: 5 }, eventRow);
+    await writer.query(`INSERT INTO api.outbox_events (event_id, event_type, payload) SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[])`, [
+      rows.map((row) => row.id),
+      rows.map(() => 'suggestion.created'),
+      rows.map((row) => row.payload),
+    ]);
+    api.outboxRelay.wake();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const heapAfterCollection = () => {
+  global.gc();
+  global.gc();
+  return `${(process.memoryUsage().heapUsed / 1e6).toFixed(1)} MB`;
+};
+
+try {
+  // The worker declares its queue as it starts; until then the relay's mandatory publishes come
+  // back and events wait in the outbox. One round of a second, relayed, says it is there.
+  await writeEvents(1);
+  for (let tries = 0; ; tries += 1) {
+    const { rows } = await writer.query('SELECT count(*)::int AS n FROM api.outbox_events WHERE published_at IS NULL');
+    if (rows[0].n === 0) break;
+    if (tries > 300) throw new Error('the events were not relayed within a minute: is the worker starting?');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  console.log(`api process heap after a full collection, after the first 500 events: ${heapAfterCollection()}`);
+  for (let round = 1; round <= rounds; round += 1) {
+    await writeEvents(roundSeconds);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    console.log(`after ${round * roundSeconds} s more at 500 events/s (${round * roundSeconds * 500} events): ${heapAfterCollection()}`);
+  }
+  const { rows } = await writer.query('SELECT count(*)::int AS written, count(*) FILTER (WHERE published_at IS NULL)::int AS waiting FROM api.outbox_events');
+  console.log(`events written ${rows[0].written}, still waiting to be relayed ${rows[0].waiting}`);
+} finally {
+  worker.kill('SIGKILL');
+  await writer.end();
+  await api.stop();
+  await authority.stop();
+  await bench.drop();
+}
