@@ -63,6 +63,10 @@ describe('createWebhookHandler', () => {
     }
   });
 
+  it('refuses at creation a secret with white space around it (a newline kept from a secret file)', () => {
+    expect(() => createWebhookHandler({ secret: `${secret}\n`, onEvent: () => undefined })).toThrow(/white space around it/);
+  });
+
   it('refuses at creation a tolerance that is not a number of seconds (an unset variable read as a number)', () => {
     expect(() => createWebhookHandler({ secret, onEvent: () => undefined, toleranceSeconds: Number(undefined) })).toThrow(TypeError);
     expect(() => createWebhookHandler({ secret, onEvent: () => undefined, toleranceSeconds: -5 })).toThrow(/toleranceSeconds/);

@@ -76,6 +76,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   // here, at start-up, not at every delivery until the sender gives up.
   const toleranceSeconds = validToleranceSeconds(options.toleranceSeconds);
   if (typeof options.secret !== 'string' || !options.secret) throw new TypeError("secret must be the endpoint's whsec_ signing secret; got none");
+  // A newline kept from a secret file would make every delivery a signature mismatch.
+  if (options.secret.trim() !== options.secret) throw new TypeError('secret has white space around it (a newline kept from a file or a variable?): pass the whsec_ secret exactly as shown');
   return {
     async handle(request) {
       let event: WebhookEvent | UnknownWebhookEvent;

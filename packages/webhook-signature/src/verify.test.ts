@@ -66,6 +66,12 @@ describe('verify', () => {
     expect(run).toThrow(/raw request bytes.*express\.raw/);
   });
 
+  it('refuses a secret with white space around it, saying so, rather than telling every delivery it does not match', () => {
+    for (const padded of [`${secret}\n`, ` ${secret}`, `${secret}\r\n`]) {
+      expect(() => verify(body, workerHeader(body, t), padded, { now: at(t) })).toThrow(/white space around it/);
+    }
+  });
+
   it('refuses an empty secret as missing_secret', () => {
     expect(reasonOf(() => verify(body, workerHeader(body, t), '', { now: at(t) }))).toBe('missing_secret');
   });

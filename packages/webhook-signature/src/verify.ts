@@ -55,6 +55,7 @@ export function verify(
   const now = clock() / 1000;
   // A clock that answers NaN would pass every age check: replay protection off, silently.
   if (!Number.isFinite(now)) throw new TypeError(`verify: options.now() must return milliseconds since the epoch (returned ${now * 1000})`);
+  if (hasSurroundingWhiteSpace(secret)) throw new TypeError(SECRET_WITH_WHITE_SPACE);
   if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
     throw new WebhookVerificationError(
       'body_not_raw',
@@ -109,6 +110,14 @@ export function validToleranceSeconds(toleranceSeconds: number | undefined): num
   }
   return tolerance;
 }
+
+/**
+ * A secret read from a file or pasted into a variable often keeps a newline, which no secret has:
+ * every signature would be a mismatch, told as a wrong secret or a changed body. Said as what it is.
+ */
+const hasSurroundingWhiteSpace = (secret: unknown) => typeof secret === 'string' && secret.length > 0 && secret.trim() !== secret;
+const SECRET_WITH_WHITE_SPACE =
+  'The signing secret has white space around it (a newline kept from a file or a variable?): pass it exactly as shown, whsec_ and what follows.';
 
 const sentTwice = `The ${SIGNATURE_HEADER} header was sent more than once: a delivery carries exactly one.`;
 
