@@ -1,5 +1,6 @@
-// Whether the api process holds on to memory as it relays events: its heap after full garbage
-// collections, between rounds of events written to the outbox at 500 a second, relayed through
+// Whether the api holds on to memory as it relays events: the heap, after full garbage
+// collections, of this process, which runs the api and the authority (as webhook-throughput.mjs
+// runs them), between rounds of events written to the outbox at 500 a second, relayed through
 // the broker to a worker process (with no endpoints: it takes the events and sends nothing).
 // The heap the benchmark's trace shows growing by a megabyte a second is garbage V8 has not yet
 // collected; what a full collection leaves is what the process keeps.
@@ -51,6 +52,16 @@ async function writeEvents(seconds) {
   }
 }
 
+/** Waits until the relay has published every event written, so each reading follows the same work. */
+async function allRelayed() {
+  for (let tries = 0; ; tries += 1) {
+    const { rows } = await writer.query('SELECT count(*)::int AS n FROM api.outbox_events WHERE published_at IS NULL');
+    if (rows[0].n === 0) return;
+    if (tries > 300) throw new Error(`${rows[0].n} events not relayed within a minute: is the worker running?`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 const heapAfterCollection = () => {
   global.gc();
   global.gc();
@@ -61,16 +72,11 @@ try {
   // The worker declares its queue as it starts; until then the relay's mandatory publishes come
   // back and events wait in the outbox. One round of a second, relayed, says it is there.
   await writeEvents(1);
-  for (let tries = 0; ; tries += 1) {
-    const { rows } = await writer.query('SELECT count(*)::int AS n FROM api.outbox_events WHERE published_at IS NULL');
-    if (rows[0].n === 0) break;
-    if (tries > 300) throw new Error('the events were not relayed within a minute: is the worker starting?');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  console.log(`api process heap after a full collection, after the first 500 events: ${heapAfterCollection()}`);
+  await allRelayed();
+  console.log(`heap of the api's process after a full collection, after the first 500 events: ${heapAfterCollection()}`);
   for (let round = 1; round <= rounds; round += 1) {
     await writeEvents(roundSeconds);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await allRelayed();
     console.log(`after ${round * roundSeconds} s more at 500 events/s (${round * roundSeconds * 500} events): ${heapAfterCollection()}`);
   }
   const { rows } = await writer.query('SELECT count(*)::int AS written, count(*) FILTER (WHERE published_at IS NULL)::int AS waiting FROM api.outbox_events');

@@ -67,13 +67,16 @@ async function sweep(): Promise<void> {
   let nextInSeconds = config.sweepIntervalSeconds;
   try {
     await receiver.catchUp({ firstRunSince });
-    if (idempotencyStore instanceof PostgresIdempotencyStore) {
-      const forgotten = await idempotencyStore.deleteOlderThan(new Date(Date.now() - DEFAULT_RETENTION_MS));
-      if (forgotten > 0) log({ handled_ids_forgotten: forgotten });
-    }
   } catch (error) {
     nextInSeconds = Math.min(60, nextInSeconds);
     log({ recovery_failed: (error as Error).message, retry_in_seconds: nextInSeconds });
+  }
+  if (idempotencyStore instanceof PostgresIdempotencyStore) {
+    // Tried again at the next sweep if it fails: nothing waits on it.
+    await idempotencyStore
+      .deleteOlderThan(new Date(Date.now() - DEFAULT_RETENTION_MS))
+      .then((forgotten) => forgotten > 0 && log({ handled_ids_forgotten: forgotten }))
+      .catch((error: Error) => log({ forgetting_handled_ids_failed: error.message }));
   }
   setTimeout(sweep, nextInSeconds * 1000).unref();
 }

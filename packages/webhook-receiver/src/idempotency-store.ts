@@ -23,9 +23,11 @@ export interface IdempotencyStore {
 /**
  * How long a claim may stay in progress before another attempt may take it over: 2 minutes.
  * Well past the sender's 10-second limit (by then it has counted the attempt failed), and well
- * short of its first retry, 5 minutes after the failure: a lease as long as that retry's delay
- * had the retry of an attempt whose receiver crashed at once arrive a few milliseconds before the
- * lease ended, answered 409, and wait 15 minutes more.
+ * short of its first retry, 5 minutes after the failure. A lease as long as that retry's delay
+ * ended only milliseconds before the retry of an attempt whose receiver crashed at once arrived:
+ * with the receiver's clock a little behind the sender's (the lease is timed by the receiver's
+ * process or database, the retry by the sender's broker), it was answered 409 and waited 15
+ * minutes more.
  */
 export const DEFAULT_LEASE_MS = 2 * 60 * 1000;
 

@@ -38,7 +38,7 @@ describe('the published packages', () => {
     const sourceFolder = new URL('./', import.meta.url).pathname;
     const loadsIndex = readdirSync(sourceFolder)
       .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
-      .filter((file) => /^import (?!type )[^;]*from '@feedback\/contracts';/m.test(readFileSync(join(sourceFolder, file), 'utf8')));
+      .filter((file) => /^(import|export) (?!type )[^;]*from '@feedback\/contracts';|import\('@feedback\/contracts'\)/m.test(readFileSync(join(sourceFolder, file), 'utf8')));
     expect(loadsIndex).toEqual([]);
     expect(byName.get('@feedback/contracts')!.exports?.['./events']).toEqual({ types: './dist/events.d.ts', default: './dist/events.js' });
   });

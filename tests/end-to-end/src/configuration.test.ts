@@ -71,9 +71,19 @@ describe('the Kubernetes manifests', () => {
     // The whole Secret (envFrom) would hand the api, exposed to the internet, the keys that sign
     // sessions and open webhook signing secrets.
     expect(container!.envFrom).toBeUndefined();
+    const fromSecret = container!.env.flatMap((variable) => (variable.valueFrom ? [variable.valueFrom.secretKeyRef] : []));
+    // A misspelt key would leave the pod unable to start (CreateContainerConfigError).
+    expect(fromSecret.filter((ref) => ref.name !== 'feedback-platform' || !(ref.key in secretValues))).toEqual([]);
     const env = Object.fromEntries(container!.env.map((variable) => [variable.name, variable.valueFrom ? secretValues[variable.valueFrom.secretKeyRef.key] : variable.value]));
     const { variables, read } = services[name as keyof typeof services];
     expect(Object.keys(env).filter((variable) => !(variable in variables))).toEqual([]);
     expect(() => read(env)).not.toThrow();
+  });
+
+  it('give the api its public addresses, not the localhost defaults that would go into the OpenAPI document and error bodies', () => {
+    const [container] = deployments.find((candidate) => candidate.metadata.name === 'api')!.spec.template.spec.containers;
+    const env = Object.fromEntries(container!.env.filter((variable) => variable.value !== undefined).map((variable) => [variable.name, variable.value!]));
+    const { config } = readApiConfig({ ...env, ...secretValues });
+    for (const address of [config.publicBaseUrl, config.dashboardUrl, config.docsUrl]) expect(address).toMatch(/^https:\/\/(?!localhost)/);
   });
 });

@@ -16,6 +16,8 @@ describe('webhook address policy', () => {
     // The IPv4-compatible form of a public address, dotted as resolvers write it (not IPv4-mapped,
     // which ipaddr.js alone took it for), and a zone index.
     '::8.8.8.8', '::808:808', 'fe80::1%eth0',
+    // No addresses at all, which a URL built around them would read as user info and a host.
+    '::1]@[2606:4700::1', 'x@[2606:4700::1', '127.0.0.1:@[2606:4700::1',
   ])('refuses %s', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });

@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /** The IPv6 space routed on the internet. */
@@ -41,6 +42,9 @@ export function isPublicAddress(address: string): boolean {
  * Undefined for what is no IPv6 address (a zone index, `fe80::1%eth0`, included).
  */
 function canonicalIPv6(address: string): string | undefined {
+  // Checked first: inside brackets of a URL, what is no address could still parse (`x@[…` is
+  // user info before a host).
+  if (!isIPv6(address)) return undefined;
   try {
     return new URL(`https://[${address}]/`).hostname.slice(1, -1);
   } catch {
