@@ -77,14 +77,33 @@ export function oneOf<const T extends string>(values: readonly T[], options: Com
  * different, shorter one. The error never repeats the value, which is a secret.
  */
 export function base64Key(options: Common<string> & { bytes: number; hint?: string }): Variable<string> {
-  return variable({ ...options, secret: true }, (raw) => {
-    const digits = raw.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/');
-    const decoded = Buffer.from(digits, 'base64');
-    if (!/^[A-Za-z0-9+/]+$/.test(digits) || decoded.toString('base64').replace(/=+$/, '') !== digits || decoded.length !== options.bytes) {
-      throw new Error(`must be ${options.bytes} bytes in base64${options.hint ? ` (${options.hint})` : ''}`);
-    }
-    return raw;
-  });
+  return variable({ ...options, secret: true }, (raw) => checkedBase64Key(raw, options.bytes, options.hint));
+}
+
+/** Comma-separated keys, each as `base64Key` checks it; an error names the position, never a value. */
+export function base64Keys(options: Common<string[]> & { bytes: number; hint?: string }): Variable<string[]> {
+  return variable({ ...options, secret: true }, (raw) =>
+    raw
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '')
+      .map((item, n) => {
+        try {
+          return checkedBase64Key(item, options.bytes, options.hint);
+        } catch (error) {
+          throw new Error(`key ${n + 1} ${(error as Error).message}`, { cause: error });
+        }
+      }),
+  );
+}
+
+function checkedBase64Key(raw: string, bytes: number, hint: string | undefined): string {
+  const digits = raw.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/');
+  const decoded = Buffer.from(digits, 'base64');
+  if (!/^[A-Za-z0-9+/]+$/.test(digits) || decoded.toString('base64').replace(/=+$/, '') !== digits || decoded.length !== bytes) {
+    throw new Error(`must be ${bytes} bytes in base64${hint ? ` (${hint})` : ''}`);
+  }
+  return raw;
 }
 
 /** A comma-separated list; empty items are dropped. */

@@ -43,6 +43,17 @@ describe('PeriodicTask', () => {
     expect(runs).toBe(after);
   });
 
+  it('runs first after firstRunAfterMs when given, then every intervalMs', async () => {
+    const { logger } = recordingLogger();
+    let runs = 0;
+    const task = new PeriodicTask({ name: 'soon', firstRunAfterMs: 0, intervalMs: 60_000, logger, run: async () => void (runs += 1) });
+    task.start();
+    while (runs < 1) await sleep(5);
+    await sleep(50);
+    await task.stop();
+    expect(runs).toBe(1);
+  });
+
   it('tells a run in progress that the service is stopping, and waits for it to end', async () => {
     const { logger } = recordingLogger();
     let started = false;

@@ -5,6 +5,8 @@ export interface PeriodicTaskOptions {
   name: string;
   /** Time from the end of one run to the start of the next. */
   intervalMs: number;
+  /** Time from `start` to the first run. Default: `intervalMs`. */
+  firstRunAfterMs?: number;
   /** `signal` is aborted when the service stops: a long run ends early at its next step. */
   run: (signal: AbortSignal) => Promise<void>;
   logger: Logger;
@@ -23,7 +25,7 @@ export class PeriodicTask {
   constructor(private readonly options: PeriodicTaskOptions) {}
 
   start(): void {
-    this.schedule();
+    this.schedule(this.options.firstRunAfterMs ?? this.options.intervalMs);
   }
 
   async stop(): Promise<void> {
@@ -32,7 +34,7 @@ export class PeriodicTask {
     await this.running;
   }
 
-  private schedule(): void {
+  private schedule(delayMs = this.options.intervalMs): void {
     if (this.stopping.signal.aborted) return;
     this.timer = setTimeout(() => {
       this.running = this.options
@@ -44,7 +46,7 @@ export class PeriodicTask {
           this.running = undefined;
           this.schedule();
         });
-    }, this.options.intervalMs);
+    }, delayMs);
     this.timer.unref();
   }
 }

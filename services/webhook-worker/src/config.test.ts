@@ -17,6 +17,17 @@ describe('readWorkerConfig', () => {
     expect(config.extraCaFile).toBe('');
   });
 
+  it('reads previous signing-secret keys as a list, none by default, and names a bad one by position without showing it', () => {
+    expect(readWorkerConfig(required).config.previousSigningSecretKeys).toEqual([]);
+    const keys = [randomBytes(32).toString('base64'), randomBytes(32).toString('base64')];
+    expect(readWorkerConfig({ ...required, SIGNING_SECRET_PREVIOUS_KEYS: keys.join(', ') }).config.previousSigningSecretKeys).toEqual(keys);
+    const short = randomBytes(16).toString('base64');
+    const read = () => readWorkerConfig({ ...required, SIGNING_SECRET_PREVIOUS_KEYS: `${keys[0]},${short}` });
+    expect(read).toThrow(ConfigError);
+    expect(read).toThrow(/SIGNING_SECRET_PREVIOUS_KEYS.*key 2 must be 32 bytes/);
+    expect(read).not.toThrow(new RegExp(short.slice(0, 12).replace(/[+/]/g, '.')));
+  });
+
   it('retries on the production schedule unless told otherwise', () => {
     expect(readWorkerConfig(required).config.retryDelaysMs).toEqual([...PRODUCTION_RETRY_DELAYS_MS]);
     expect(readWorkerConfig({ ...required, WEBHOOK_RETRY_DELAYS_MS: '10,20,30,40,50' }).config.retryDelaysMs).toEqual([10, 20, 30, 40, 50]);

@@ -1,4 +1,4 @@
-import { ConfigError, base64Key, integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
+import { ConfigError, base64Key, base64Keys, integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
 import { databasePoolSizeVariable } from '@feedback/database';
 
 /** Every environment variable the worker reads, validated at start-up. */
@@ -15,7 +15,12 @@ export const workerEnvironment = {
   SIGNING_SECRET_ENCRYPTION_KEY: base64Key({
     description: 'AES-256 key (32 bytes, base64) that seals webhook signing secrets at rest',
     bytes: 32,
-    hint: 'a new one, for a new installation: openssl rand -base64 32. Once endpoints exist, only the key that sealed their secrets opens them',
+    hint: 'a new one, for a new installation: openssl rand -base64 32. Once endpoints exist, only the key that sealed their secrets opens them: to change it, see SIGNING_SECRET_PREVIOUS_KEYS',
+  }),
+  SIGNING_SECRET_PREVIOUS_KEYS: base64Keys({
+    description: 'earlier (or, while a new key is being rolled out, the next) keys, comma-separated: they open signing secrets, never seal them; secrets they opened are sealed again under the current key at start-up',
+    bytes: 32,
+    default: [],
   }),
   WEBHOOK_ALLOWED_PRIVATE_HOSTS: list({
     description: 'host names allowed to be local or private (local test receivers only)',
@@ -62,6 +67,8 @@ export interface WorkerConfig {
   healthPort: number;
   eventPrefetch: number;
   signingSecretEncryptionKey: string;
+  /** Keys that open signing secrets but never seal them: the ones a key change leaves behind. */
+  previousSigningSecretKeys: string[];
   allowedPrivateHosts: string[];
   extraCaFile: string;
   retryDelaysMs: number[];
@@ -102,6 +109,7 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
     healthPort: v.HEALTH_PORT,
     eventPrefetch: v.EVENT_PREFETCH,
     signingSecretEncryptionKey: v.SIGNING_SECRET_ENCRYPTION_KEY,
+    previousSigningSecretKeys: v.SIGNING_SECRET_PREVIOUS_KEYS,
     allowedPrivateHosts: v.WEBHOOK_ALLOWED_PRIVATE_HOSTS,
     extraCaFile: v.WEBHOOK_EXTRA_CA_FILE,
     retryDelaysMs: v.WEBHOOK_RETRY_DELAYS_MS.map(Number),

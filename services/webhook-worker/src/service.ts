@@ -10,6 +10,7 @@ import { pruneDeliveries, pruneReceivedEvents } from './deliveries/prune-deliver
 import { WebhookMetrics } from './deliveries/webhook-metrics.js';
 import { WebhookSender } from './outbound/webhook-sender.js';
 import { endpointCommands } from './endpoints/endpoint-commands.js';
+import { signingSecretResealing } from './endpoints/reseal-signing-secrets.js';
 import { SecretBox } from './endpoints/signing-secrets.js';
 import { EndpointUrlPolicy } from './outbound/endpoint-url-policy.js';
 import {
@@ -48,7 +49,10 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       extraCaFile: config.extraCaFile || null,
     });
   }
-  const secrets = new SecretBox(config.signingSecretEncryptionKey);
+  const secrets = new SecretBox(config.signingSecretEncryptionKey, config.previousSigningSecretKeys);
+  // After a change of the key that seals signing secrets: the ones the previous key sealed are
+  // sealed again under the current one (docs/webhooks.md, "Endpoints").
+  const resealing = secrets.hasPreviousKeys ? signingSecretResealing(pool, secrets, logger) : undefined;
   const urlPolicy = new EndpointUrlPolicy(config.allowedPrivateHosts);
   // The worker's one call out: a team's plan as it is now, when an endpoint is created.
   const registry = createMetricsRegistry('webhook-worker');
@@ -137,6 +141,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     metrics: registry,
   });
   pruning.start();
+  resealing?.start();
   const shutdownSteps = (): ShutdownStep[] => [
     // All consumers at once: one still taking messages while another drains would start new
     // attempts that shutdown then has to wait for, or cut short.
@@ -149,6 +154,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       },
     },
     { name: 'stop deleting old delivery history', run: () => pruning.stop() },
+    { name: 'stop sealing signing secrets again', run: async () => resealing?.stop() },
     { name: 'close rpc client', run: () => authority.close() },
     { name: 'close publisher', run: () => publisher.close() },
     { name: 'close broker', run: () => broker.close() },

@@ -58,6 +58,7 @@ describe('the Kubernetes manifests', () => {
     AMQP_URL: 'amqp://feedback@rabbitmq:5672',
     SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
     SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    SIGNING_SECRET_PREVIOUS_KEYS: randomBytes(32).toString('base64'),
   };
   const services = {
     api: { variables: apiEnvironment, read: readApiConfig },

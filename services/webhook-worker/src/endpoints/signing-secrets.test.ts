@@ -1,0 +1,110 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createLogger } from '@feedback/logging';
+import { createMigratedTestDatabase } from '@feedback/test-support';
+import type { MigratedTestDatabase } from '@feedback/test-support';
+import winston from 'winston';
+import { migrateWorkerDatabase } from '../database.js';
+import { resealSigningSecrets } from './reseal-signing-secrets.js';
+import { SecretBox, generateSigningSecret } from './signing-secrets.js';
+
+const newKey = () => randomBytes(32).toString('base64');
+
+describe('SecretBox', () => {
+  const previousKey = newKey();
+  const currentKey = newKey();
+
+  it('seals a secret so that the stored text shows nothing of it, and opens it again', () => {
+    const secret = generateSigningSecret();
+    const box = new SecretBox(currentKey);
+    const sealed = box.seal(secret);
+    expect(sealed).not.toContain(secret.slice('whsec_'.length, 20));
+    expect(box.open(sealed)).toBe(secret);
+  });
+
+  it('opens, after a key change, what the previous key sealed, and seals only under the current key', () => {
+    const secret = generateSigningSecret();
+    const sealedBefore = new SecretBox(previousKey).seal(secret);
+    const box = new SecretBox(currentKey, [previousKey]);
+    expect(box.open(sealedBefore)).toBe(secret);
+    expect(box.inspect(sealedBefore)).toEqual({ sealedWith: 'previous', secret });
+    const sealedAgain = box.seal(secret);
+    expect(box.inspect(sealedAgain)).toEqual({ sealedWith: 'current' });
+    // Once every secret is sealed again, the previous key may go.
+    expect(new SecretBox(currentKey).open(sealedAgain)).toBe(secret);
+    expect(() => new SecretBox(previousKey).open(sealedAgain)).toThrow(/no configured key/);
+  });
+
+  it('says which secrets no key it has opens, and refuses to open them', () => {
+    const sealedElsewhere = new SecretBox(newKey()).seal(generateSigningSecret());
+    const box = new SecretBox(currentKey, [previousKey]);
+    expect(box.inspect(sealedElsewhere)).toEqual({ sealedWith: 'unreadable' });
+    expect(() => box.open(sealedElsewhere)).toThrow(/SIGNING_SECRET_PREVIOUS_KEYS/);
+  });
+});
+
+describe('resealSigningSecrets', () => {
+  const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
+  let database: MigratedTestDatabase;
+
+  beforeAll(async () => {
+    database = await createMigratedTestDatabase((url) => migrateWorkerDatabase(url, logger));
+  }, 60_000);
+
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  async function endpointSealed(sealed: string): Promise<string> {
+    const id = randomUUID();
+    await database.pool.query(
+      `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
+       VALUES ($1, $2, 1, 'E', 'https://example.com/hooks', '{suggestion.created}', $3)`,
+      [id, randomUUID(), sealed],
+    );
+    return id;
+  }
+  const stored = async (id: string) =>
+    (await database.pool.query<{ secret_encrypted: string; updated_at: Date }>('SELECT secret_encrypted, updated_at FROM webhooks.webhook_endpoints WHERE id = $1', [id])).rows[0]!;
+
+  it('seals again under the current key every secret a previous key sealed, so the previous key can go, and counts those no key opens', async () => {
+    const previousKey = newKey();
+    const currentKey = newKey();
+    const secrets = new Map<string, string>();
+    // More than one batch of 500.
+    for (let n = 0; n < 520; n += 1) {
+      const secret = generateSigningSecret();
+      secrets.set(await endpointSealed(new SecretBox(n % 4 === 0 ? currentKey : previousKey).seal(secret)), secret);
+    }
+    const lost = await endpointSealed(new SecretBox(newKey()).seal(generateSigningSecret()));
+    const updatedBefore = (await stored([...secrets.keys()][1]!)).updated_at;
+
+    const box = new SecretBox(currentKey, [previousKey]);
+    expect(await resealSigningSecrets(database.pool, box)).toEqual({ resealed: 390, unreadable: 1 });
+    const currentOnly = new SecretBox(currentKey);
+    for (const [id, secret] of secrets) expect(currentOnly.open((await stored(id)).secret_encrypted)).toBe(secret);
+    expect((await stored([...secrets.keys()][1]!)).updated_at).toEqual(updatedBefore);
+    // Run again (another worker, the next interval): nothing left to do.
+    expect(await resealSigningSecrets(database.pool, box)).toEqual({ resealed: 0, unreadable: 1 });
+    expect(box.inspect((await stored(lost)).secret_encrypted)).toEqual({ sealedWith: 'unreadable' });
+    await database.pool.query('DELETE FROM webhooks.webhook_endpoints');
+  });
+
+  it('leaves a secret rotated since it was read: the rotation stands', async () => {
+    const previousKey = newKey();
+    const currentKey = newKey();
+    const id = await endpointSealed(new SecretBox(previousKey).seal(generateSigningSecret()));
+    const rotated = new SecretBox(currentKey).seal(generateSigningSecret());
+    // The rotation lands between the re-seal's read and its write.
+    const pool = database.pool;
+    const racing = Object.create(pool) as typeof pool;
+    racing.query = (async (...args: Parameters<typeof pool.query>) => {
+      const text = typeof args[0] === 'string' ? args[0] : '';
+      if (text.includes('UPDATE webhooks.webhook_endpoints e')) await pool.query('UPDATE webhooks.webhook_endpoints SET secret_encrypted = $1 WHERE id = $2', [rotated, id]);
+      return (pool.query as (...a: unknown[]) => unknown)(...args);
+    }) as typeof pool.query;
+    expect(await resealSigningSecrets(racing, new SecretBox(currentKey, [previousKey]))).toEqual({ resealed: 0, unreadable: 0 });
+    expect((await stored(id)).secret_encrypted).toBe(rotated);
+    await pool.query('DELETE FROM webhooks.webhook_endpoints');
+  });
+});
