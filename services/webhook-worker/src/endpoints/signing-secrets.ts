@@ -47,7 +47,7 @@ export class SecretBox {
   /** The secret, opened with the current key or else a previous one; throws when none opens it. */
   open(stored: string): string {
     const opened = this.openWith(stored, [this.current, ...this.previous]);
-    if (opened === undefined) throw new Error('sealed secret opens with no configured key (SIGNING_SECRET_ENCRYPTION_KEY, SIGNING_SECRET_PREVIOUS_KEYS)');
+    if (opened === undefined) throw new Error('sealed secret unreadable, or opened by no configured key (SIGNING_SECRET_ENCRYPTION_KEY, SIGNING_SECRET_PREVIOUS_KEYS)');
     return opened;
   }
 
@@ -61,9 +61,10 @@ export class SecretBox {
     return secret === undefined ? { sealedWith: 'unreadable' } : { sealedWith: 'previous', secret };
   }
 
+  /** Undefined when none of `keys` opens it, or it is no sealed secret at all. */
   private openWith(stored: string, keys: readonly Buffer[]): string | undefined {
     const [version, iv, tag, sealed] = stored.split('.');
-    if (version !== 'v1' || !iv || !tag || !sealed) throw new Error('unreadable sealed secret');
+    if (version !== 'v1' || !iv || !tag || !sealed) return undefined;
     for (const key of keys) {
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
       decipher.setAuthTag(Buffer.from(tag, 'base64'));
