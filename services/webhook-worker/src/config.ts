@@ -18,7 +18,7 @@ export const workerEnvironment = {
     hint: 'a new one, for a new installation: openssl rand -base64 32. Once endpoints exist, only the key that sealed their secrets opens them: to change it, see SIGNING_SECRET_PREVIOUS_KEYS',
   }),
   SIGNING_SECRET_PREVIOUS_KEYS: base64Keys({
-    description: 'earlier (or, while a new key is being rolled out, the next) keys, comma-separated: they open signing secrets, never seal them; secrets they opened are sealed again under the current key at start-up',
+    description: 'earlier (or, while a new key is being rolled out, the next) keys, comma-separated: they open signing secrets, never seal them; secrets they opened are sealed again under the current key, at start-up and every ten minutes',
     bytes: 32,
     default: [],
   }),
