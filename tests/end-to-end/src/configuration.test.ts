@@ -88,3 +88,13 @@ describe('the Kubernetes manifests', () => {
     for (const address of [config.publicBaseUrl, config.dashboardUrl, config.docsUrl]) expect(address).toMatch(/^https:\/\/(?!localhost)/);
   });
 });
+
+describe('the README', () => {
+  it('describes every variable each service reads, in its configuration tables', () => {
+    const readme = readFileSync(`${root}README.md`, 'utf8');
+    const variables = [...Object.keys(apiEnvironment), ...Object.keys(authorityEnvironment), ...Object.keys(workerEnvironment)];
+    // A row names its variables first: "| `NAME` |" or "| `NAME`, `OTHER` |".
+    const described = new Set([...readme.matchAll(/^\| ((?:`[A-Z0-9_]+`(?:, )?)+) \|/gm)].flatMap((row) => row[1]!.match(/[A-Z0-9_]+/g)!));
+    expect(variables.filter((variable) => !described.has(variable))).toEqual([]);
+  });
+});
