@@ -50,9 +50,10 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     });
   }
   const secrets = new SecretBox(config.signingSecretEncryptionKey, config.previousSigningSecretKeys);
-  // After a change of the key that seals signing secrets: the ones the previous key sealed are
-  // sealed again under the current one (docs/webhooks.md, "Endpoints").
-  const resealing = secrets.hasPreviousKeys ? signingSecretResealing(pool, secrets, logger) : undefined;
+  // Every secret opens with the configured keys (an error in the log if not); after a change of
+  // the key that seals them, the ones a previous key sealed are sealed again under the current
+  // one (docs/webhooks.md, "Endpoints").
+  const resealing = signingSecretResealing(pool, secrets, logger);
   const urlPolicy = new EndpointUrlPolicy(config.allowedPrivateHosts);
   // The worker's one call out: a team's plan as it is now, when an endpoint is created.
   const registry = createMetricsRegistry('webhook-worker');
@@ -141,7 +142,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     metrics: registry,
   });
   pruning.start();
-  resealing?.start();
+  resealing.start();
   const shutdownSteps = (): ShutdownStep[] => [
     // All consumers at once: one still taking messages while another drains would start new
     // attempts that shutdown then has to wait for, or cut short.
@@ -154,7 +155,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       },
     },
     { name: 'stop deleting old delivery history', run: () => pruning.stop() },
-    { name: 'stop sealing signing secrets again', run: async () => resealing?.stop() },
+    { name: 'stop checking and sealing signing secrets again', run: () => resealing.stop() },
     { name: 'close rpc client', run: () => authority.close() },
     { name: 'close publisher', run: () => publisher.close() },
     { name: 'close broker', run: () => broker.close() },

@@ -56,22 +56,28 @@ export async function resealSigningSecrets(pool: pg.Pool, secrets: SecretBox, si
 }
 
 /**
- * While SIGNING_SECRET_PREVIOUS_KEYS is set: re-seals at start-up, then every ten minutes (a
- * worker still running with the previous key as its current one, during a key change, may seal
- * more), and says in the log when none is left, so the operator knows the previous key may go.
+ * Checks, at start-up, that the configured keys open every signing secret, and says in the log
+ * as an error how many they do not: a worker given a new SIGNING_SECRET_ENCRYPTION_KEY without the
+ * old one among SIGNING_SECRET_PREVIOUS_KEYS would otherwise only show it as deliveries that never
+ * go. Again every day; while previous keys are set, every ten minutes, re-sealing what they opened
+ * (a worker still running with the previous key as its current one, during a key change, may seal
+ * more), and saying when none is left, so the operator knows the previous key may go.
  */
 export function signingSecretResealing(pool: pg.Pool, secrets: SecretBox, logger: Logger): PeriodicTask {
   return new PeriodicTask({
-    name: 'sealing signing secrets again under the current key',
+    name: secrets.hasPreviousKeys ? 'sealing signing secrets again under the current key' : 'checking that the configured key opens every signing secret',
     firstRunAfterMs: 1000,
-    intervalMs: 600_000,
+    intervalMs: secrets.hasPreviousKeys ? 600_000 : 86_400_000,
     logger,
     run: async (signal) => {
       const { resealed, unreadable } = await resealSigningSecrets(pool, secrets, signal);
       if (signal.aborted) return;
       if (unreadable > 0) {
-        logger.error('signing secrets that no configured key opens: their endpoints cannot be signed for until the key that sealed them is in SIGNING_SECRET_PREVIOUS_KEYS', { unreadable, resealed });
-      } else {
+        logger.error(
+          'signing secrets that no configured key opens: their endpoints get no delivery until the key that sealed them is in SIGNING_SECRET_ENCRYPTION_KEY or SIGNING_SECRET_PREVIOUS_KEYS',
+          { unreadable, resealed },
+        );
+      } else if (secrets.hasPreviousKeys) {
         logger.info('every signing secret is sealed under the current key: SIGNING_SECRET_PREVIOUS_KEYS may be removed', { resealed });
       }
     },

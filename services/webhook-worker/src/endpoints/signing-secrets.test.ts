@@ -5,7 +5,8 @@ import { createMigratedTestDatabase } from '@feedback/test-support';
 import type { MigratedTestDatabase } from '@feedback/test-support';
 import winston from 'winston';
 import { migrateWorkerDatabase } from '../database.js';
-import { resealSigningSecrets } from './reseal-signing-secrets.js';
+import type { Logger } from '@feedback/logging';
+import { resealSigningSecrets, signingSecretResealing } from './reseal-signing-secrets.js';
 import { SecretBox, generateSigningSecret } from './signing-secrets.js';
 
 const newKey = () => randomBytes(32).toString('base64');
@@ -108,5 +109,21 @@ describe('resealSigningSecrets', () => {
     expect(await resealSigningSecrets(racing, new SecretBox(currentKey, [previousKey]))).toEqual({ resealed: 0, unreadable: 0 });
     expect((await stored(id)).secret_encrypted).toBe(rotated);
     await pool.query('DELETE FROM webhooks.webhook_endpoints');
+  });
+
+  it('says at start-up, as an error, how many secrets the configured keys do not open (a key changed without the old one kept)', async () => {
+    await endpointSealed(new SecretBox(newKey()).seal(generateSigningSecret()));
+    await endpointSealed(new SecretBox(newKey()).seal(generateSigningSecret()));
+    const lines: Array<{ level: string; message: string; meta?: Record<string, unknown> }> = [];
+    const at = (level: string) => (message: string, meta?: Record<string, unknown>) => void lines.push({ level, message, meta });
+    const recording = { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') } as unknown as Logger;
+    const task = signingSecretResealing(database.pool, new SecretBox(newKey()), recording);
+    task.start();
+    const deadline = Date.now() + 10_000;
+    while (lines.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await task.stop();
+    expect(lines).toEqual([expect.objectContaining({ level: 'error', meta: { unreadable: 2, resealed: 0 } })]);
+    expect(lines[0]!.message).toContain('SIGNING_SECRET_PREVIOUS_KEYS');
+    await database.pool.query('DELETE FROM webhooks.webhook_endpoints');
   });
 });
