@@ -6,7 +6,7 @@ import amqplib from 'amqplib';
 import type { ConfirmChannel } from 'amqplib';
 import winston from 'winston';
 import { Registry } from 'prom-client';
-import { Broker, ConfirmedPublisher, QUORUM_QUEUE, RpcClient, RpcError, RpcTimeoutError, UnroutableMessageError, declareExchanges, serveRpc, startConsumer, topologyNames } from './index.js';
+import { Broker, ConfirmedPublisher, QUORUM_QUEUE, RpcClient, RpcError, RpcNoServiceError, RpcTimeoutError, UnroutableMessageError, declareExchanges, serveRpc, startConsumer, topologyNames } from './index.js';
 
 const amqpUrl = process.env['TEST_AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672';
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
@@ -99,13 +99,35 @@ describe('messaging over a real broker', () => {
 
   it('times out an RPC call that nobody answers, with a stable code, and counts it as a timeout', async () => {
     const lonely = topologyNames(createTestNamespace());
+    // The service's queue exists, but nothing takes from it (the service is stuck, or gone).
+    const connection = await amqplib.connect(amqpUrl);
     const metrics = new Registry();
     const client = new RpcClient(broker, logger, { names: lonely, timeoutMs: 300, metrics });
     try {
+      await (await connection.createChannel()).assertQueue(lonely.rpcQueue('authority'), QUORUM_QUEUE);
       const call = client.call('authority.verifySecretKey', { key_hash: 'a'.repeat(64) });
       await expect(call).rejects.toBeInstanceOf(RpcTimeoutError);
+      await expect(call).rejects.not.toBeInstanceOf(RpcNoServiceError);
       await expect(call).rejects.toMatchObject({ code: 'rpc_timeout' });
       expect(await metrics.metrics()).toContain('feedback_rpc_call_duration_seconds_count{method="authority.verifySecretKey",outcome="timeout"} 1');
+    } finally {
+      await client.close();
+      await (await connection.createChannel()).deleteQueue(lonely.rpcQueue('authority'));
+      await connection.close();
+    }
+  });
+
+  it('fails at once an RPC call no queue takes (the service not started), as a timeout to callers, counted apart', async () => {
+    const nobody = topologyNames(createTestNamespace());
+    const metrics = new Registry();
+    const client = new RpcClient(broker, logger, { names: nobody, timeoutMs: 5000, metrics });
+    try {
+      const call = client.call('authority.verifySecretKey', { key_hash: 'a'.repeat(64) });
+      // Only the broker's return makes this error; the time limit makes a plain RpcTimeoutError.
+      await expect(call).rejects.toBeInstanceOf(RpcNoServiceError);
+      await expect(call).rejects.toBeInstanceOf(RpcTimeoutError);
+      await expect(call).rejects.toMatchObject({ code: 'rpc_timeout', message: expect.stringContaining(nobody.rpcQueue('authority')) });
+      expect(await metrics.metrics()).toContain('feedback_rpc_call_duration_seconds_count{method="authority.verifySecretKey",outcome="no_service"} 1');
     } finally {
       await client.close();
     }

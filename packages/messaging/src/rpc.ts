@@ -29,10 +29,23 @@ export class RpcError extends Error {
 
 /** No reply within the time limit: the answering service is down, slow, or unreachable. */
 export class RpcTimeoutError extends Error {
-  override readonly name = 'RpcTimeoutError';
+  override readonly name: string = 'RpcTimeoutError';
   readonly code = 'rpc_timeout';
   constructor(method: string, timeoutMs: number) {
     super(`${method} did not answer within ${timeoutMs} ms`);
+  }
+}
+
+/**
+ * No queue took the request: the answering service has not declared its queue on this broker
+ * (it has not started yet, or is not deployed). Known at once, from the broker's return, rather
+ * than at the call's time limit; a kind of timeout to callers, who answer both alike.
+ */
+export class RpcNoServiceError extends RpcTimeoutError {
+  override readonly name = 'RpcNoServiceError';
+  constructor(method: string, queue: string) {
+    super(method, 0);
+    this.message = `${method}: no service takes its requests yet (the queue ${queue} does not exist)`;
   }
 }
 
@@ -197,6 +210,7 @@ export function serveRpc(
 
 interface Pending {
   resolve(reply: RpcReply): void;
+  reject(error: Error): void;
   timer: NodeJS.Timeout;
 }
 
@@ -220,8 +234,19 @@ export class RpcClient {
     this.duration = options.metrics && rpcDuration(options.metrics, 'call');
     // Direct reply-to needs the reply consumer on the very channel that publishes.
     this.channel = broker.channel('rpc-client', async (channel) => {
+      // Requests are mandatory: one no queue takes comes back at once.
+      channel.on('return', (message: ConsumeMessage) => this.onReturned(message));
       await channel.consume(DIRECT_REPLY_TO, (message) => message && this.onReply(message), { noAck: true });
     });
+  }
+
+  private onReturned(message: ConsumeMessage): void {
+    const correlationId = message.properties.correlationId as string;
+    const pending = this.pending.get(correlationId);
+    if (!pending) return;
+    this.pending.delete(correlationId);
+    clearTimeout(pending.timer);
+    pending.reject(new RpcNoServiceError(String(message.properties.type), message.fields.routingKey));
   }
 
   private onReply(message: ConsumeMessage): void {
@@ -249,7 +274,7 @@ export class RpcClient {
         this.pending.delete(correlationId);
         reject(new RpcTimeoutError(method, timeoutMs));
       }, timeoutMs);
-      this.pending.set(correlationId, { resolve, timer });
+      this.pending.set(correlationId, { resolve, reject, timer });
     });
     this.channel
       .publish('', this.options.names.rpcQueue(serviceOf(method)), Buffer.from(JSON.stringify(request)), {
@@ -259,6 +284,7 @@ export class RpcClient {
         contentType: 'application/json',
         // A request nobody picked up in time is dropped, never answered late.
         expiration: String(timeoutMs),
+        mandatory: true,
         // For the handler, which may still be working when this caller gives up (RpcCall).
         headers: { [TIME_LIMIT_HEADER]: timeoutMs, [SENT_AT_HEADER]: Date.now() },
         timeout: timeoutMs,
@@ -268,7 +294,7 @@ export class RpcClient {
     try {
       outcome = await reply;
     } catch (error) {
-      timer?.({ outcome: 'timeout' });
+      timer?.({ outcome: error instanceof RpcNoServiceError ? 'no_service' : 'timeout' });
       throw error;
     }
     timer?.({ outcome: outcome.ok ? 'ok' : outcome.error.code });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@feedback/logging';
+import { RpcNoServiceError } from '@feedback/messaging';
 import type { RpcClient } from '@feedback/messaging';
 
 /**
@@ -38,6 +39,12 @@ export class ApiInstancePresence {
       await this.rpc.call('authority.registerApiInstance', { instance_id: this.instanceId, cache_ttl_ms: this.cacheTtlMs });
       this.confirmedAt = sentAt;
     } catch (error) {
+      // Started before the authority, on a broker that has not yet seen it: nothing is cached yet,
+      // and the next registration, 2 s later, finds it.
+      if (error instanceof RpcNoServiceError && this.confirmedAt === Number.NEGATIVE_INFINITY) {
+        this.logger.info('waiting for the authority to start; keys are checked once it answers', { error: error.message });
+        return;
+      }
       this.logger.warn('api instance lease not renewed; cached keys serve until it ends', {
         error: (error as Error).message,
         trustedFor: Math.max(0, this.trustedUntil - Date.now()),
