@@ -1,6 +1,6 @@
-// What both benchmarks need: a database and a broker namespace of their own, the base
+// What the benchmarks need: a database and a broker namespace of their own, the base
 // environment of the services, a silent logger, and the built modules they start.
-import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHmac, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import winston from 'winston';
@@ -112,4 +112,25 @@ export function machineSpeedProbe() {
   };
   once();
   return Math.round(Math.min(once(), once(), once()));
+}
+
+/** A `suggestion.created` event of `app` (`{ id, public_key }`), as the api writes it to its outbox. */
+export function suggestionCreatedEvent(app) {
+  const id = randomUUID();
+  const now = new Date().toISOString();
+  const author = { external_id: 'bench-user', name: 'Bench' };
+  const suggestion = { id: 1, title: 'Bench', body: null, status: 'open', author, comment_count: 0, created_at: now, updated_at: now };
+  return { id, event: 'suggestion.created', created_at: now, app, data: { suggestion, author, sender: { type: 'app_user', ...author } } };
+}
+
+/**
+ * Writes events to the api's outbox in one INSERT, as an api request's transaction would, with
+ * plain SQL so that the load's own cost stays small beside the relay it feeds. The caller wakes the relay.
+ */
+export async function writeOutboxEvents(pool, events) {
+  await pool.query(`INSERT INTO api.outbox_events (event_id, event_type, payload) SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[])`, [
+    events.map((event) => event.id),
+    events.map((event) => event.event),
+    events.map((event) => JSON.stringify(event)),
+  ]);
 }

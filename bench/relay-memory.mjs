@@ -8,9 +8,8 @@
 //   pnpm build && node --expose-gc bench/relay-memory.mjs
 //   BENCH_ROUNDS=8 BENCH_ROUND_SECONDS=30 node --expose-gc bench/relay-memory.mjs
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { benchEnvironment, localReceiverWorkerEnv, proTeamWithApp, quiet, root } from './bench-support.mjs';
+import { benchEnvironment, localReceiverWorkerEnv, proTeamWithApp, quiet, root, suggestionCreatedEvent, writeOutboxEvents } from './bench-support.mjs';
 
 if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc, to collect garbage before each reading');
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -30,23 +29,10 @@ const { created } = await proTeamWithApp(api.url, bench.suffix);
 const app = { id: created.app.id, public_key: created.app.public_key };
 const writer = new pg.Pool({ connectionString: bench.databaseUrl, max: 2 });
 
-function eventRow() {
-  const id = randomUUID();
-  const now = new Date().toISOString();
-  const author = { external_id: 'bench-user', name: 'Bench' };
-  const data = { suggestion: { id: 1, title: 'Bench', body: null, status: 'open', author, comment_count: 0, created_at: now, updated_at: now }, author, sender: { type: 'app_user', ...author } };
-  return { id, payload: JSON.stringify({ id, event: 'suggestion.created', created_at: now, app, data }) };
-}
-
 /** Five events every 10 ms, as the latency phase of webhook-throughput.mjs writes them. */
 async function writeEvents(seconds) {
   for (let tick = 0; tick < seconds * 100; tick += 1) {
-    const rows = Array.from({ length: 5 }, eventRow);
-    await writer.query(`INSERT INTO api.outbox_events (event_id, event_type, payload) SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[])`, [
-      rows.map((row) => row.id),
-      rows.map(() => 'suggestion.created'),
-      rows.map((row) => row.payload),
-    ]);
+    await writeOutboxEvents(writer, Array.from({ length: 5 }, () => suggestionCreatedEvent(app)));
     api.outboxRelay.wake();
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -12,10 +12,9 @@
 // feedback_webhook_attempts_throttled_total), and the CPU the worker, PostgreSQL and RabbitMQ
 // spent a second meanwhile.
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { benchEnvironment, localReceiverWorkerEnv, quiet, proTeamWithApp, root } from './bench-support.mjs';
+import { benchEnvironment, localReceiverWorkerEnv, quiet, proTeamWithApp, root, suggestionCreatedEvent, writeOutboxEvents } from './bench-support.mjs';
 import { cpuSnapshot } from './process-cpu.mjs';
 
 const backlog = Number(process.env.BENCH_BACKLOG ?? 2000);
@@ -96,18 +95,7 @@ for (let tries = 0; ; tries += 1) {
 const writer = new pg.Pool({ connectionString: bench.databaseUrl, max: 2 });
 writer.on('error', () => undefined); // its connections end with the database, at the clean-up
 async function writeEvents(count) {
-  const rows = Array.from({ length: count }, () => {
-    const id = randomUUID();
-    const now = new Date().toISOString();
-    const author = { external_id: 'bench-user', name: 'Bench' };
-    const suggestion = { id: 1, title: 'Bench', body: null, status: 'open', author, comment_count: 0, created_at: now, updated_at: now };
-    return [id, 'suggestion.created', { id, event: 'suggestion.created', created_at: now, app, data: { suggestion, author, sender: { type: 'app_user', ...author } } }];
-  });
-  await writer.query(`INSERT INTO api.outbox_events (event_id, event_type, payload) SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[])`, [
-    rows.map((row) => row[0]),
-    rows.map((row) => row[1]),
-    rows.map((row) => JSON.stringify(row[2])),
-  ]);
+  await writeOutboxEvents(writer, Array.from({ length: count }, () => suggestionCreatedEvent(app)));
   api.outboxRelay.wake();
 }
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

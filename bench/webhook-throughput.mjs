@@ -10,11 +10,10 @@
 //
 // Targets: >= 3000 deliveries/s; p99 event-to-delivery latency < 25 ms at 500 events/s.
 import { fork, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { openSync } from 'node:fs';
 import pg from 'pg';
-import { benchEnvironment, localReceiverWorkerEnv, machineSpeedProbe, proTeamWithApp, quiet, root } from './bench-support.mjs';
+import { benchEnvironment, localReceiverWorkerEnv, machineSpeedProbe, proTeamWithApp, quiet, root, suggestionCreatedEvent, writeOutboxEvents } from './bench-support.mjs';
 import { percentile } from './percentile.mjs';
 import { cpuPerUnit, cpuSnapshot } from './process-cpu.mjs';
 
@@ -103,32 +102,12 @@ for (let n = 0; n < endpointsPerApp; n += 1) {
   }
 }
 
-function eventRow() {
-  const id = randomUUID();
-  const now = new Date().toISOString();
-  const author = { external_id: 'bench-user', name: 'Bench' };
-  const payload = {
-    id,
-    event: 'suggestion.created',
-    created_at: now,
-    app,
-    data: {
-      suggestion: { id: 1, title: 'Bench', body: null, status: 'open', author, comment_count: 0, created_at: now, updated_at: now },
-      author,
-      sender: { type: 'app_user', ...author },
-    },
-  };
-  return { eventId: id, eventType: 'suggestion.created', payload };
-}
-
-// The load generator writes outbox rows as an api request's transaction would, with plain SQL so
-// that its own cost stays small beside the api's relay, which runs in this process too.
+// The load generator writes outbox rows as an api request's transaction would; the api's relay
+// runs in this process too.
 const writer = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+const eventRow = () => suggestionCreatedEvent(app);
 async function writeEvents(rows) {
-  await writer.query(
-    `INSERT INTO api.outbox_events (event_id, event_type, payload) SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[])`,
-    [rows.map((row) => row.eventId), rows.map((row) => row.eventType), rows.map((row) => JSON.stringify(row.payload))],
-  );
+  await writeOutboxEvents(writer, rows);
   api.outboxRelay.wake();
 }
 
