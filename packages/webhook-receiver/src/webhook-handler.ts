@@ -1,4 +1,4 @@
-import { DELIVERY_HEADER, SIGNATURE_HEADER, WebhookVerificationError, validToleranceSeconds, verify } from '@feedback/webhook-signature';
+import { DELIVERY_HEADER, SIGNATURE_HEADER, WebhookVerificationError, refuseWhiteSpaceAround, validToleranceSeconds, verify } from '@feedback/webhook-signature';
 import type { UnknownWebhookEvent, WebhookEvent } from './events.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import { WebhookPayloadError, parseEvent } from './parse-event.js';
@@ -76,8 +76,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   // here, at start-up, not at every delivery until the sender gives up.
   const toleranceSeconds = validToleranceSeconds(options.toleranceSeconds);
   if (typeof options.secret !== 'string' || !options.secret) throw new TypeError("secret must be the endpoint's whsec_ signing secret; got none");
-  // A newline kept from a secret file would make every delivery a signature mismatch.
-  if (options.secret.trim() !== options.secret) throw new TypeError('secret has white space around it (a newline kept from a file or a variable?): pass the whsec_ secret exactly as shown');
+  refuseWhiteSpaceAround(options.secret);
   return {
     async handle(request) {
       let event: WebhookEvent | UnknownWebhookEvent;

@@ -1,4 +1,4 @@
-export { validToleranceSeconds, verify } from './verify.js';
+export { refuseWhiteSpaceAround, validToleranceSeconds, verify } from './verify.js';
 export type { VerifyOptions, VerifiedSignature } from './verify.js';
 export { sign, generateTestHeader } from './sign.js';
 export type { SignOptions } from './sign.js';

@@ -55,7 +55,7 @@ export function verify(
   const now = clock() / 1000;
   // A clock that answers NaN would pass every age check: replay protection off, silently.
   if (!Number.isFinite(now)) throw new TypeError(`verify: options.now() must return milliseconds since the epoch (returned ${now * 1000})`);
-  if (hasSurroundingWhiteSpace(secret)) throw new TypeError(SECRET_WITH_WHITE_SPACE);
+  refuseWhiteSpaceAround(secret);
   if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
     throw new WebhookVerificationError(
       'body_not_raw',
@@ -113,11 +113,14 @@ export function validToleranceSeconds(toleranceSeconds: number | undefined): num
 
 /**
  * A secret read from a file or pasted into a variable often keeps a newline, which no secret has:
- * every signature would be a mismatch, told as a wrong secret or a changed body. Said as what it is.
+ * every signature would be a mismatch, told as a wrong secret or a changed body. Said as what it
+ * is, a `TypeError` (the caller's to fix), by `verify` and by the receiver library at start-up.
  */
-const hasSurroundingWhiteSpace = (secret: unknown) => typeof secret === 'string' && secret.length > 0 && secret.trim() !== secret;
-const SECRET_WITH_WHITE_SPACE =
-  'The signing secret has white space around it (a newline kept from a file or a variable?): pass it exactly as shown, whsec_ and what follows.';
+export function refuseWhiteSpaceAround(secret: unknown): void {
+  if (typeof secret === 'string' && secret.trim() !== secret) {
+    throw new TypeError('The signing secret has white space around it (a newline kept from a file or a variable?): pass it exactly as shown, whsec_ and what follows.');
+  }
+}
 
 const sentTwice = `The ${SIGNATURE_HEADER} header was sent more than once: a delivery carries exactly one.`;
 
