@@ -83,17 +83,13 @@ export function base64Key(options: Common<string> & { bytes: number; hint?: stri
 /** Comma-separated keys, each as `base64Key` checks it; an error names the position, never a value. */
 export function base64Keys(options: Common<string[]> & { bytes: number; hint?: string }): Variable<string[]> {
   return variable({ ...options, secret: true }, (raw) =>
-    raw
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item !== '')
-      .map((item, n) => {
-        try {
-          return checkedBase64Key(item, options.bytes, options.hint);
-        } catch (error) {
-          throw new Error(`key ${n + 1} ${(error as Error).message}`, { cause: error });
-        }
-      }),
+    listItems(raw).map((item, n) => {
+      try {
+        return checkedBase64Key(item, options.bytes, options.hint);
+      } catch (error) {
+        throw new Error(`key ${n + 1} ${(error as Error).message}`, { cause: error });
+      }
+    }),
   );
 }
 
@@ -106,11 +102,13 @@ function checkedBase64Key(raw: string, bytes: number, hint: string | undefined):
   return raw;
 }
 
+const listItems = (raw: string): string[] => raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+
 /** A comma-separated list; empty items are dropped. */
 export function list(options: Common<string[]>): Variable<string[]> {
   return variable(
     options,
-    (raw) => raw.split(',').map((item) => item.trim()).filter((item) => item !== ''),
+    listItems,
     (value) => value.join(','),
   );
 }
