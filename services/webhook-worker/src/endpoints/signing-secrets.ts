@@ -25,11 +25,14 @@ function aesKey(keyBase64: string): Buffer {
 export class SecretBox {
   private readonly current: Buffer;
   private readonly previous: Buffer[];
+  /** The order keys are tried in to open a secret: the current one first. */
+  private readonly every: Buffer[];
 
   /** Keys: 32 bytes, base64 each (checked at start-up with the rest of the configuration). */
   constructor(currentKeyBase64: string, previousKeysBase64: readonly string[] = []) {
     this.current = aesKey(currentKeyBase64);
     this.previous = previousKeysBase64.map(aesKey);
+    this.every = [this.current, ...this.previous];
   }
 
   /** Whether some keys open secrets without sealing them: a key change may have left secrets to seal again. */
@@ -46,7 +49,7 @@ export class SecretBox {
 
   /** The secret, opened with the current key or else a previous one; throws when none opens it. */
   open(stored: string): string {
-    const opened = this.openWith(stored, [this.current, ...this.previous]);
+    const opened = this.openWith(stored, this.every);
     if (opened === undefined) throw new Error('sealed secret unreadable, or opened by no configured key (SIGNING_SECRET_ENCRYPTION_KEY, SIGNING_SECRET_PREVIOUS_KEYS)');
     return opened;
   }
