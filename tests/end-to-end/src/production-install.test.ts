@@ -1,0 +1,141 @@
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { durableBrokerObjects } from '@feedback/messaging';
+import { HttpsReceiver, createTestDatabase, createTestNamespace, deleteBrokerObjects, eventually, freePort, testCertificates } from '@feedback/test-support';
+import type { TestDatabase } from '@feedback/test-support';
+import { verify } from '@feedback/webhook-signature';
+import { call, createApp, signUpTeam } from './dashboard.js';
+import { AMQP_URL, POSTGRES_URL } from './system.js';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * The RUN instructions of the Dockerfile's build stage, continuation lines joined. The one that
+ * installs pnpm is left out: this machine has it, and the image pins the same version.
+ */
+function buildStageCommands(): string[] {
+  const dockerfile = readFileSync(join(root, 'infra/Dockerfile'), 'utf8');
+  const buildStage = dockerfile.split(/^FROM /m)[1]!;
+  return buildStage
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((line) => line.startsWith('RUN '))
+    .map((line) => line.slice('RUN '.length).trim())
+    .filter((command) => !command.startsWith('npm install --global pnpm'));
+}
+
+/** What `COPY . .` takes: the working tree's files as git sees them, the ignored ones (node_modules, dist, .env) left out. */
+async function copyWorkingTree(to: string): Promise<void> {
+  const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  for (const file of stdout.split('\0').filter(Boolean)) {
+    if (!existsSync(join(root, file))) continue; // deleted in the working tree, not yet in git
+    mkdirSync(dirname(join(to, file)), { recursive: true });
+    copyFileSync(join(root, file), join(to, file));
+  }
+}
+
+let image: string;
+let database: TestDatabase;
+const namespace = createTestNamespace();
+const services: ChildProcess[] = [];
+const ports = { api: 0, apiMetrics: 0, authority: 0, worker: 0 };
+let receiver: HttpsReceiver;
+
+/** Starts a service from the image's tree the way the image's command does: `node services/<name>/dist/main.js`. */
+function startService(name: string, env: Record<string, string>): void {
+  const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
+    cwd: image,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: database.url,
+      AMQP_URL,
+      BROKER_NAMESPACE: namespace,
+      SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+      SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'localhost',
+      WEBHOOK_EXTRA_CA_FILE: testCertificates().caFile,
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  services.push(child);
+}
+
+// The image is built by `docker build` where Docker runs; here its build stage's commands run on
+// a copy of the tree, and the services start from what they leave, as the image's command starts
+// them. This keeps the slimmed production install honest: every module a service loads must be
+// there, and nothing only the tests need.
+beforeAll(async () => {
+  image = mkdtempSync(join(tmpdir(), 'feedback-image-'));
+  await copyWorkingTree(image);
+  for (const command of buildStageCommands()) {
+    await run('bash', ['-c', command], { cwd: image, env: { ...process.env, NODE_OPTIONS: '', CI: 'true' }, maxBuffer: 64 * 1024 * 1024 });
+  }
+
+  database = await createTestDatabase(POSTGRES_URL);
+  receiver = await HttpsReceiver.start(testCertificates().trusted);
+  [ports.api, ports.apiMetrics, ports.authority, ports.worker] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  startService('authority', { HEALTH_PORT: String(ports.authority) });
+  startService('webhook-worker', { HEALTH_PORT: String(ports.worker) });
+  startService('api', { PORT: String(ports.api), METRICS_PORT: String(ports.apiMetrics) });
+}, 300_000);
+
+afterAll(async () => {
+  for (const child of services) {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  }
+  await receiver?.close();
+  await deleteBrokerObjects(AMQP_URL, durableBrokerObjects(namespace));
+  await database?.drop();
+  if (image) rmSync(image, { recursive: true, force: true });
+}, 60_000);
+
+describe('the production image', () => {
+  it('installs the services\' dependencies with the patches, and none that only the tests use', () => {
+    const installed = readdirSync(join(image, 'node_modules/.pnpm'));
+    for (const testOnly of ['testcontainers@', '@testcontainers+', 'dockerode@', 'jest@', 'supertest@', 'eslint@']) {
+      expect(installed.filter((entry) => entry.startsWith(testOnly))).toEqual([]);
+    }
+    expect(installed.filter((entry) => /^(undici|amqplib)@.*_patch_hash=/.test(entry))).toHaveLength(2);
+  });
+
+  it('runs all three services, which deliver a signed webhook for a change made through the api', async () => {
+    const apiUrl = `http://127.0.0.1:${ports.api}`;
+    for (const port of [ports.api, ports.authority, ports.worker]) {
+      await eventually(
+        async () => {
+          const answer = await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => undefined);
+          return answer?.status === 200 ? true : undefined;
+        },
+        { what: `readiness on port ${port}`, timeoutMs: 60_000 },
+      );
+    }
+    const owner = await signUpTeam(apiUrl, 'pro');
+    const { publicKey, appId } = await createApp(apiUrl, owner.token, 'Image app');
+    const endpoint = await call<{ signing_secret: string }>(apiUrl, 'POST', `/dashboard/v1/apps/${appId}/webhooks`, {
+      token: owner.token,
+      body: { name: 'Image receiver', url: receiver.url(), events: ['suggestion.created'] },
+    });
+    expect(endpoint.status).toBe(201);
+    const suggested = await call(apiUrl, 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title: 'From the image', user: { external_id: 'u-1', name: 'Ada' } } });
+    expect(suggested.status).toBe(201);
+
+    const [request] = await eventually(() => (receiver.received.length > 0 ? receiver.received : undefined), { what: 'a delivery', timeoutMs: 30_000 });
+    expect(JSON.parse(request!.body)).toMatchObject({ event: 'suggestion.created', data: { suggestion: { title: 'From the image' } } });
+    expect(() => verify(request!.body, request!.headers['x-service-signature'], endpoint.body.signing_secret)).not.toThrow();
+  }, 120_000);
+});
