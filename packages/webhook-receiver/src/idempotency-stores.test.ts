@@ -4,6 +4,7 @@ import { createTestDatabase } from '@feedback/test-support';
 import type { TestDatabase } from '@feedback/test-support';
 import { MemoryIdempotencyStore } from './memory-idempotency-store.js';
 import { PostgresIdempotencyStore } from './postgres-idempotency-store.js';
+import type { Queryable } from './postgres-idempotency-store.js';
 
 const POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
@@ -162,6 +163,46 @@ describe('PostgresIdempotencyStore', () => {
     await store.claim('p-running');
     await store.deleteOlderThan(new Date(Date.now() + 3_600_000));
     expect((await pool.query(`SELECT state FROM webhook_deliveries_handled WHERE delivery_id = 'p-running'`)).rows).toEqual([{ state: 'in_progress' }]);
+  });
+
+  it('adds its clean-up index to a table made without it, and forgets old ids through it', async () => {
+    // The table as version 0.3 made it, filled with 40 days of ids, a few of them older than 35.
+    await pool.query(`CREATE SCHEMA receiver`);
+    await pool.query(`
+      CREATE TABLE receiver.handled (
+        delivery_id text PRIMARY KEY,
+        state text NOT NULL CHECK (state IN ('in_progress', 'done')),
+        claimed_at timestamptz NOT NULL,
+        completed_at timestamptz
+      )`);
+    await pool.query(`
+      INSERT INTO receiver.handled
+      SELECT 'd-' || n, 'done', now() - (n * interval '1 minute') + interval '30 seconds', now() - (n * interval '1 minute') + interval '30 seconds'
+        FROM generate_series(1, 57000) AS n`);
+    await pool.query(`INSERT INTO receiver.handled VALUES ('died-long-ago', 'in_progress', now() - interval '36 days', NULL)`);
+    // What PostgreSQL plans for the store's own DELETE, with its own values.
+    const plans: string[] = [];
+    const explaining: Queryable = {
+      async query(text, values) {
+        if (text.trimStart().startsWith('DELETE')) {
+          const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values);
+          plans.push(rows.map((row) => row['QUERY PLAN']).join('\n'));
+        }
+        return pool.query(text, values) as never;
+      },
+    };
+    const store = new PostgresIdempotencyStore({ pool: explaining, tableName: 'receiver.handled' });
+
+    await store.createTable();
+    await pool.query('ANALYZE receiver.handled');
+    const cutoff = new Date(Date.now() - 35 * 24 * 60 * 60 * 1000);
+    // 35 days are 50,400 minutes: the ids from 50,401 minutes back (less half a minute) to 57,000, and
+    // the dead claim, are older.
+    expect(await store.deleteOlderThan(cutoff)).toBe(6601);
+    expect(plans[0]).toContain('handled_last_seen_idx');
+    expect(plans[0]).not.toContain('Seq Scan');
+    expect(await store.deleteOlderThan(cutoff)).toBe(0);
+    expect((await pool.query(`SELECT count(*)::int AS left FROM receiver.handled`)).rows).toEqual([{ left: 57000 - 6600 }]);
   });
 
   it('refuses a table name that is not a plain identifier', () => {

@@ -35,7 +35,10 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   }
 
-  /** Creates the table if it does not exist (or run the same SQL in your own migrations). */
+  /**
+   * Creates the table and its index if they do not exist (or run the same SQL in your own
+   * migrations). Run at every start, it also adds the index to a table made by version 0.3.
+   */
   async createTable(): Promise<void> {
     await this.pool.query(`
       CREATE TABLE IF NOT EXISTS ${this.table} (
@@ -44,6 +47,14 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
         claimed_at timestamptz NOT NULL,
         completed_at timestamptz
       )`);
+    // deleteOlderThan's order: without it, each clean-up reads all 35 days of ids.
+    await this.pool.query(`CREATE INDEX IF NOT EXISTS ${this.indexName} ON ${this.table} ((COALESCE(completed_at, claimed_at)))`);
+  }
+
+  /** In the table's schema (an index always is); a name too long for PostgreSQL is cut, as it would cut it. */
+  private get indexName(): string {
+    const suffix = '_last_seen_idx';
+    return this.table.split('.').pop()!.slice(0, 63 - suffix.length) + suffix;
   }
 
   async claim(deliveryId: string): Promise<ClaimResult> {
@@ -85,10 +96,12 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
    * would otherwise stay for good. Answers how many went.
    */
   async deleteOlderThan(date: Date): Promise<number> {
+    // A done id has its completed_at, one in progress only its claimed_at: the index's expression
+    // is each row's last time, so the old ones are a range of it.
     const { rowCount } = await this.pool.query(
       `DELETE FROM ${this.table}
-       WHERE (state = 'done' AND completed_at < $1)
-          OR (state = 'in_progress' AND claimed_at < LEAST($1, now() - make_interval(secs => $2::double precision / 1000)))`,
+       WHERE COALESCE(completed_at, claimed_at) < $1
+         AND (state = 'done' OR claimed_at < now() - make_interval(secs => $2::double precision / 1000))`,
       [date, this.leaseMs],
     );
     return rowCount ?? 0;
