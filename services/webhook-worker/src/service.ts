@@ -145,11 +145,14 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   resealing.start();
   const shutdownSteps = (): ShutdownStep[] => [
     // All consumers at once: one still taking messages while another drains would start new
-    // attempts that shutdown then has to wait for, or cut short.
+    // attempts that shutdown then has to wait for, or cut short. Attempts not yet sent go back to
+    // the queue for another worker (AttemptMaker.stop), so draining waits for one request's time
+    // limit at most.
     {
-      name: 'stop consuming; finish rpc calls, events and attempts in flight',
+      name: 'stop consuming; finish rpc calls, events and the requests in flight',
       // Settled, not all: one failing to stop must not cut the others' draining short.
       run: async () => {
+        attempts.stop();
         const failed = (await Promise.allSettled([rpc.stop(), events.stop(), deliveries.stop()])).filter((result) => result.status === 'rejected');
         if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
       },
@@ -169,7 +172,8 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     healthServer,
     lifecycle,
     shutdownSteps,
-    // Time for attempts in flight to reach their own time limit and be recorded.
+    // Time for the requests in flight to reach their own time limit and be recorded, and for
+    // the attempts not yet sent to be handed back to the queue.
     shutdownGraceMs: Math.max(DEFAULT_SHUTDOWN_GRACE_MS, config.webhookTimeoutMs + 15_000),
     stop: () => lifecycle.shutdown(shutdownSteps()),
   };

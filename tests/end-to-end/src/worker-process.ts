@@ -4,10 +4,13 @@ import { fileURLToPath } from 'node:url';
 
 const entry = fileURLToPath(new URL('../../../services/webhook-worker/dist/main.js', import.meta.url));
 
-/** A webhook worker as its own process (from the build), for tests that kill one. */
-export function spawnWorker(env: Record<string, string>): ChildProcess {
+/**
+ * A webhook worker as its own process (from the build), for tests that kill or stop one. Its
+ * health routes are on `healthPort`, for a test that watches it; otherwise on a port of its own.
+ */
+export function spawnWorker(env: Record<string, string>, { healthPort = 0 }: { healthPort?: number } = {}): ChildProcess {
   return spawn(process.execPath, [entry], {
-    env: { PATH: process.env['PATH'] ?? '', ...env, HEALTH_PORT: '0', LOG_LEVEL: 'warn' },
+    env: { PATH: process.env['PATH'] ?? '', ...env, HEALTH_PORT: String(healthPort), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

@@ -63,7 +63,7 @@ afterAll(async () => {
 /** An AttemptMaker on this file's store and broker, sending to local receivers. */
 function attemptMaker(
   secrets: SecretBox,
-  limits: Pick<AttemptMakerOptions, 'perEndpointConcurrency' | 'struggleAfterMs' | 'shortWaitMs'> = {},
+  limits: Pick<AttemptMakerOptions, 'concurrency' | 'perEndpointConcurrency' | 'struggleAfterMs' | 'shortWaitMs'> = {},
 ): AttemptMaker {
   return new AttemptMaker({
     store,
@@ -154,10 +154,10 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
   let own: HttpsReceiver;
   let maker: AttemptMaker;
   let ownEndpointId: string;
+  const secrets = new SecretBox(randomBytes(32).toString('base64'));
 
   beforeAll(async () => {
     own = await HttpsReceiver.start(testCertificates().trusted);
-    const secrets = new SecretBox(randomBytes(32).toString('base64'));
     // A short wait of up to a second, and slow from 5 s: the first answer, which opens the
     // connection, may take a hundred milliseconds or more on a loaded machine, and the fast
     // endpoint's bursts must still be judged fast. The slow endpoint answers in 1.5 s.
@@ -263,6 +263,46 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
     // A struggling endpoint's first attempt from an event goes elsewhere at once.
     const [next] = await pendingDeliveries(1);
     expect(await maker.make(next!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(false);
+  });
+
+  it('once stopped, finishes only the requests already sent, and hands every other attempt back', async () => {
+    // A worker of two slots, as at shutdown with more attempts in hand than it can send at once.
+    const stopping = attemptMaker(secrets, { concurrency: 2, perEndpointConcurrency: perEndpoint, shortWaitMs: 1000, struggleAfterMs: 5000 });
+    const otherEndpointId = randomUUID();
+    await pool.query(
+      `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
+       SELECT $1, team_id, app_id, 'Other', url, events, secret_encrypted FROM webhooks.webhook_endpoints WHERE id = $2`,
+      [otherEndpointId, ownEndpointId],
+    );
+    answerAfter(5);
+    const [first] = await pendingDeliveries(1);
+    expect(await stopping.make(first!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(true);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    own.answer = () => ({ status: 204, until: held });
+    const sentBefore = own.received.length;
+    const burst = await pendingDeliveries(4);
+    const others = await pendingDeliveries(2, otherEndpointId);
+    const making = Promise.all([...burst, ...others].map((delivery) => stopping.make(delivery, 1, { manual: false, redelivered: false, fromEvent: true })));
+    // Two sent; two in the endpoint's line; the other endpoint's two waiting for the worker.
+    await eventually(() => (own.received.length - sentBefore === 2 && stopping.slots.waitingForEndpoint === 2 && stopping.slots.waitingForWorker === 2 ? true : undefined), {
+      what: 'two sent, four waiting',
+    });
+
+    stopping.stop();
+    release();
+    expect(await making).toEqual([true, true, false, false, false, false]);
+    expect(own.received.length - sentBefore).toBe(2);
+    expect(stopping.slots).toEqual({ active: 0, waitingForWorker: 0, waitingForEndpoint: 0 });
+    const { rows } = await pool.query<{ status: string; attempts: number }>(
+      `SELECT status, attempts FROM webhooks.deliveries WHERE id = ANY($1::uuid[]) ORDER BY attempts DESC`,
+      [[...burst, ...others].map((delivery) => delivery.id)],
+    );
+    // Recorded as sent, or untouched for the worker the queue gives them to.
+    expect(rows).toEqual([...Array(2).fill({ status: 'delivered', attempts: 1 }), ...Array(4).fill({ status: 'pending', attempts: 0 })]);
+    // And nothing new starts.
+    const [late] = await pendingDeliveries(1);
+    expect(await stopping.make(late!, 1, { manual: false, redelivered: false, fromEvent: false })).toBe(false);
   });
 });
 

@@ -91,6 +91,7 @@ export class AttemptMaker {
   private readonly maxAttempts: number;
   private readonly limit: LimitFunction;
   private readonly openedSecrets = new Map<string, KeyObject>();
+  private stopping = false;
 
   constructor(private readonly options: AttemptMakerOptions) {
     const concurrency = options.concurrency ?? 64;
@@ -114,6 +115,7 @@ export class AttemptMaker {
    * endpoints fail or stall, healthy ones keep theirs.
    */
   private admit(endpointId: string, fromEvent: boolean): 'now' | 'wait' | 'elsewhere' {
+    if (this.stopping) return 'elsewhere';
     const busy = this.busy.get(endpointId) ?? 0;
     if (this.struggling.has(endpointId)) {
       if (fromEvent || busy >= Math.min(this.perEndpoint, STRUGGLING_PER_ENDPOINT) || this.strugglingBusy >= this.strugglingShare) return 'elsewhere';
@@ -130,6 +132,20 @@ export class AttemptMaker {
     const typicalMs = this.typicalMs.get(endpointId) ?? this.shortWaitMs;
     const expectedWaitMs = Math.ceil((waiting + 1) / this.perEndpoint) * typicalMs;
     return waiting < this.limit.concurrency && expectedWaitMs <= this.shortWaitMs ? 'wait' : 'elsewhere';
+  }
+
+  /**
+   * For shutdown: from now on only the requests already sent are finished. Every attempt not yet
+   * begun, waiting for a slot of its endpoint or of the worker, resolves false, as one with no
+   * slot does, and its caller hands the delivery to the queue for another worker. Otherwise a
+   * worker holding a few hundred attempts (its events' first attempts, to each endpoint) while
+   * receivers are slow would send them in rounds of its concurrency, each up to the request's
+   * time limit, past its shutdown grace, and be cut off with attempts sent but not recorded,
+   * which other workers then send again.
+   */
+  stop(): void {
+    this.stopping = true;
+    for (const endpointId of [...this.lines.keys()]) this.turnAwayLine(endpointId);
   }
 
   /** Resolves true once a slot of this endpoint is handed over, false if it starts struggling first. */
@@ -214,6 +230,7 @@ export class AttemptMaker {
       // holds for it too. Either way, one that names an erased user is withheld, never sent.
       const waits = admission === 'wait' || this.limit.activeCount >= this.limit.concurrency;
       const made = await this.limit(async () => {
+        if (this.stopping) return 'stopping' as const;
         const current = waits ? await store.now(delivery.id) : delivery;
         if (current === undefined) return 'gone' as const;
         if (current.namesErasedUser || current.status === 'withheld') return 'withheld' as const;
@@ -231,6 +248,7 @@ export class AttemptMaker {
         };
         return { startedAt, result: await this.options.sender.send(current.url, delivery.body, headers) };
       });
+      if (made === 'stopping') return false;
       if (made === 'gone') {
         logger.info('attempt dropped: its endpoint was deleted', about);
         return true;
@@ -304,12 +322,16 @@ export class AttemptMaker {
   private markStruggling(endpointId: string, how: 'slow' | 'failing'): void {
     this.typicalMs.delete(endpointId);
     noteMostRecent(this.struggling, endpointId, how);
+    this.turnAwayLine(endpointId);
+  }
+
+  /** The attempts waiting for this endpoint's slots go elsewhere. */
+  private turnAwayLine(endpointId: string): void {
     const line = this.lines.get(endpointId);
-    if (line) {
-      this.lines.delete(endpointId);
-      this.waitingInLines -= line.length;
-      for (const waiter of line) waiter(false);
-    }
+    if (!line) return;
+    this.lines.delete(endpointId);
+    this.waitingInLines -= line.length;
+    for (const waiter of line) waiter(false);
   }
 
   /**
