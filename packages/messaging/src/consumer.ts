@@ -63,6 +63,7 @@ export interface Consumer {
  */
 export function consumeQueue(
   broker: Broker,
+  logger: Logger,
   options: {
     queue: string;
     setup?: ChannelSetup;
@@ -74,16 +75,43 @@ export function consumeQueue(
   let current: { channel: ConfirmChannel; consumerTag: string } | undefined;
   let stopping = false;
 
+  /**
+   * The broker cancelled the consumer (its queue was deleted, say). amqplib leaves the channel
+   * open, so nothing would consume again and readiness would still say ready. Once the messages
+   * in hand are settled, the channel is closed: the broker then counts it broken (not ready) and
+   * sets it up again, declaring the queue anew.
+   */
+  const resumeAfterCancel = async (channel: ConfirmChannel) => {
+    logger.warn('the broker cancelled this consumer; setting it up again', { queue: options.queue });
+    await Promise.allSettled([...inFlight]);
+    if (!stopping) await channel.close().catch(() => undefined);
+  };
+
   const wrapper: ChannelWrapper = broker.channel(`consumer:${options.queue}`, async (channel) => {
     if (stopping) return;
     await options.setup?.(channel);
     await channel.prefetch(options.prefetch);
     const { consumerTag } = await channel.consume(options.queue, (message) => {
-      if (message === null) return; // the broker cancelled the consumer; setup runs again on reconnect
+      if (message === null) {
+        if (!stopping) void resumeAfterCancel(channel);
+        return;
+      }
+      // Given as stop() began, before its cancel reached the broker: back to the queue at once,
+      // for a consumer that is staying, rather than started and cut short by the channel's close.
+      if (stopping) {
+        try {
+          channel.nack(message, false, true);
+        } catch {
+          // The channel closed meanwhile; the broker gives the message again.
+        }
+        return;
+      }
       const task = options.onMessage(channel, message).finally(() => inFlight.delete(task));
       inFlight.add(task);
     });
     current = { channel, consumerTag };
+    // stop() came while this setup ran, and found nothing to cancel.
+    if (stopping) await channel.cancel(consumerTag).catch(() => undefined);
   });
 
   return {
@@ -143,7 +171,7 @@ export function startConsumer<T>(broker: Broker, logger: Logger, options: Consum
     }
   };
 
-  return consumeQueue(broker, {
+  return consumeQueue(broker, logger, {
     queue: options.queue,
     setup: options.setup,
     prefetch: options.prefetch ?? 10,

@@ -286,6 +286,35 @@ describe('messaging over a real broker', () => {
     }
   });
 
+  it('consumes again after the broker cancels its consumer (its queue deleted), and is not ready meanwhile', async () => {
+    const cancelled = `${names.namespace}cancelled`;
+    let setups = 0;
+    const seen: number[] = [];
+    const consumer = startConsumer(broker, logger, {
+      queue: cancelled,
+      setup: async (channel) => {
+        setups += 1;
+        await channel.assertQueue(cancelled, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      },
+      contract: probeContract,
+      handle: async ({ n }) => void seen.push(n),
+    });
+    const publisher = new ConfirmedPublisher(broker, { name: 'cancel-test' });
+    try {
+      await eventually(async () => (await publisher.sendToQueue(cancelled, { n: 1 }), seen.includes(1) || undefined), { what: 'first message consumed' });
+      // Deleting a queue cancels its consumers; the channel stays open.
+      await deleteBrokerObjects(amqpUrl, { queues: [cancelled], exchanges: [] });
+      await eventually(() => (broker.healthy ? undefined : true), { what: 'not ready while the consumer is gone' });
+      await eventually(() => (setups >= 2 && broker.healthy) || undefined, { what: 'consumer set up again' });
+      await publisher.sendToQueue(cancelled, { n: 2 });
+      await eventually(() => seen.includes(2) || undefined, { what: 'message consumed after the cancel' });
+    } finally {
+      await publisher.close();
+      await consumer.stop();
+      await deleteBrokerObjects(amqpUrl, { queues: [cancelled], exchanges: [] });
+    }
+  });
+
   it('tries a setup that failed again instead of leaving the consumer stopped', async () => {
     const retried = `${names.namespace}retried`;
     let setups = 0;

@@ -195,7 +195,7 @@ export function serveRpc(
     }
   };
 
-  return consumeQueue(broker, {
+  return consumeQueue(broker, logger, {
     queue,
     // A quorum queue like every other: on a cluster it outlives the node it was on, so key
     // checks and dashboard commands go on. Requests carry an expiration, which quorum queues
