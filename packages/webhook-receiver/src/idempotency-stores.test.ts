@@ -205,6 +205,14 @@ describe('PostgresIdempotencyStore', () => {
     expect((await pool.query(`SELECT count(*)::int AS left FROM receiver.handled`)).rows).toEqual([{ left: 57000 - 6600 }]);
   });
 
+  it('is made by receivers starting together, each calling createTable, without an error', async () => {
+    const stores = Array.from({ length: 4 }, () => new PostgresIdempotencyStore({ pool, tableName: 'started_together' }));
+    await Promise.all(stores.map((store) => store.createTable()));
+    await stores[0]!.createTable();
+    const { rows } = await pool.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'started_together' ORDER BY indexname`);
+    expect(rows).toEqual([{ indexname: 'started_together_last_seen_idx' }, { indexname: 'started_together_pkey' }]);
+  });
+
   it('refuses a table name that is not a plain identifier', () => {
     expect(() => new PostgresIdempotencyStore({ pool, tableName: 'handled; DROP TABLE users' })).toThrow(/identifier/);
   });

@@ -37,18 +37,26 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
 
   /**
    * Creates the table and its index if they do not exist (or run the same SQL in your own
-   * migrations). Run at every start, it also adds the index to a table made by version 0.3.
+   * migrations). Run at every start, it also adds the index to a table made by version 0.3.0.
    */
   async createTable(): Promise<void> {
+    // Looked up first: CREATE INDEX locks the table against writes before it finds the index there.
+    const schema = this.table.includes('.') ? `${this.table.split('.')[0]}.` : '';
+    const { rows } = await this.pool.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS present`, [schema + this.indexName]);
+    if (rows[0]?.present) return;
+    // One text, so one transaction on one connection, under a lock of this table's name: receivers
+    // starting together would otherwise race, and IF NOT EXISTS does not stop two CREATEs at once
+    // (the loser fails on PostgreSQL's catalogue). The index orders deleteOlderThan's rows:
+    // without it, each clean-up reads all 35 days of ids.
     await this.pool.query(`
+      SELECT pg_advisory_xact_lock(hashtext('${this.table}'));
       CREATE TABLE IF NOT EXISTS ${this.table} (
         delivery_id text PRIMARY KEY,
         state text NOT NULL CHECK (state IN ('in_progress', 'done')),
         claimed_at timestamptz NOT NULL,
         completed_at timestamptz
-      )`);
-    // deleteOlderThan's order: without it, each clean-up reads all 35 days of ids.
-    await this.pool.query(`CREATE INDEX IF NOT EXISTS ${this.indexName} ON ${this.table} ((COALESCE(completed_at, claimed_at)))`);
+      );
+      CREATE INDEX IF NOT EXISTS ${this.indexName} ON ${this.table} ((COALESCE(completed_at, claimed_at)));`);
   }
 
   /** In the table's schema (an index always is); a name too long for PostgreSQL is cut, as it would cut it. */

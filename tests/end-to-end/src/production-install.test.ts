@@ -44,6 +44,8 @@ async function copyWorkingTree(to: string): Promise<void> {
 }
 
 let image: string;
+/** Stops the build's commands if the test ends first (its time limit), so nothing outlives it. */
+const building = new AbortController();
 let database: TestDatabase;
 const namespace = createTestNamespace();
 const services: ChildProcess[] = [];
@@ -79,8 +81,17 @@ function startService(name: string, env: Record<string, string>): void {
 beforeAll(async () => {
   image = mkdtempSync(join(tmpdir(), 'feedback-image-'));
   await copyWorkingTree(image);
+  // The store this checkout installed from: where the temporary directory is on another file
+  // system, pnpm would otherwise make a store of its own there, and download into it.
+  const { stdout: storeDir } = await run('pnpm', ['store', 'path'], { cwd: root });
   for (const command of buildStageCommands()) {
-    await run('bash', ['-c', command], { cwd: image, env: { ...process.env, NODE_OPTIONS: '', CI: 'true' }, maxBuffer: 64 * 1024 * 1024 });
+    await run('bash', ['-c', command], {
+      cwd: image,
+      env: { ...process.env, NODE_OPTIONS: '', CI: 'true', npm_config_store_dir: storeDir.trim() },
+      maxBuffer: 64 * 1024 * 1024,
+      signal: building.signal,
+      killSignal: 'SIGKILL',
+    });
   }
 
   database = await createTestDatabase(POSTGRES_URL);
@@ -92,16 +103,23 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const child of services) {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
+  building.abort();
+  try {
+    await Promise.all(
+      services
+        .filter((child) => child.exitCode === null && child.signalCode === null)
+        .map((child) => {
+          const exited = once(child, 'exit');
+          child.kill('SIGTERM');
+          return exited;
+        }),
+    );
+    await receiver?.close();
+    await deleteBrokerObjects(AMQP_URL, durableBrokerObjects(namespace));
+  } finally {
+    await database?.drop();
+    if (image) rmSync(image, { recursive: true, force: true });
   }
-  await receiver?.close();
-  await deleteBrokerObjects(AMQP_URL, durableBrokerObjects(namespace));
-  await database?.drop();
-  if (image) rmSync(image, { recursive: true, force: true });
 }, 60_000);
 
 describe('the production image', () => {

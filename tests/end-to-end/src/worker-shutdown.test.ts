@@ -27,18 +27,20 @@ afterAll(async () => {
 describe('a worker stopped while it holds more attempts than it has requests in flight', () => {
   it('finishes the requests it has sent and hands the rest to another worker, each delivered once', async () => {
     // Two requests at a time: of six events' first attempts, four wait in the worker.
+    // A time limit the held requests stay well within, so that none fails and is retried.
     const healthPort = await freePort();
-    const first = spawnWorker({ ...system.env, DELIVERY_PREFETCH: '2' }, { healthPort });
+    const first = spawnWorker({ ...system.env, DELIVERY_PREFETCH: '2', WEBHOOK_TIMEOUT_MS: '30000' }, { healthPort });
     workers.push(first);
+    const ready = async () => (await fetch(`http://127.0.0.1:${healthPort}/health/ready`).catch(() => undefined))?.status;
+    await eventually(async () => ((await ready()) === 200 ? true : undefined), { what: 'the worker process to be ready', timeoutMs: 30_000 });
     const owner = await signUpTeam(system.api.url, 'pro');
     const app = await createApp(system.api.url, owner.token);
-    const endpointId = await eventually(async () => {
-      const created = await call<{ endpoint: { id: string } }>(system.api.url, 'POST', `/dashboard/v1/apps/${app.appId}/webhooks`, {
-        token: owner.token,
-        body: { name: 'Receiver', url: target.url(), events: ['suggestion.created'] },
-      });
-      return created.status === 201 ? created.body.endpoint.id : undefined;
-    }, { what: 'the worker process to create the endpoint', timeoutMs: 30_000 });
+    const created = await call<{ endpoint: { id: string } }>(system.api.url, 'POST', `/dashboard/v1/apps/${app.appId}/webhooks`, {
+      token: owner.token,
+      body: { name: 'Receiver', url: target.url(), events: ['suggestion.created'] },
+    });
+    expect(created.status).toBe(201);
+    const endpointId = created.body.endpoint.id;
     const deliveries = async () => {
       const listed = await call<{ items: Array<{ id: string; status: string }> }>(system.api.url, 'GET', `/dashboard/v1/apps/${app.appId}/webhooks/${endpointId}/deliveries`, { token: owner.token });
       return listed.body.items;
@@ -56,10 +58,7 @@ describe('a worker stopped while it holds more attempts than it has requests in 
     });
     first.kill('SIGTERM');
     // Not ready once its shutdown has begun: from then on it sends nothing new.
-    await eventually(async () => {
-      const answer = await fetch(`http://127.0.0.1:${healthPort}/health/ready`).catch(() => undefined);
-      return answer?.status === 503 ? true : undefined;
-    }, { what: 'the worker to begin its shutdown' });
+    await eventually(async () => ((await ready()) === 503 ? true : undefined), { what: 'the worker to begin its shutdown' });
     release();
     const [code] = (await once(first, 'exit')) as [number | null];
     expect(code).toBe(0);

@@ -148,6 +148,11 @@ export class AttemptMaker {
     for (const endpointId of [...this.lines.keys()]) this.turnAwayLine(endpointId);
   }
 
+  /** Whether stop() was called: an attempt turned away now is not for want of a slot. */
+  get stopped(): boolean {
+    return this.stopping;
+  }
+
   /** Resolves true once a slot of this endpoint is handed over, false if it starts struggling first. */
   private waitForSlot(endpointId: string): Promise<boolean> {
     return new Promise((resolve) => {

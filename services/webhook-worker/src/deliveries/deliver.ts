@@ -58,6 +58,14 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     const settled = delivery.status === 'delivered' || delivery.status === 'abandoned' || delivery.status === 'cancelled';
     if (!manual && (settled || (delivery.status === 'pending' && delivery.attempts > 0))) return;
     if (await attempts.make(delivery, number, { manual, redelivered: raw.fields.redelivered })) return;
+    const headers = { [ATTEMPT_HEADER]: number, ...(manual ? { [MANUAL_HEADER]: true } : {}) };
+    if (attempts.stopped) {
+      // This worker is shutting down: straight back to the deliver queue, for another worker, as
+      // it came (no throttle wait, which its endpoint's state here does not call for).
+      const throttled: unknown = raw.properties.headers?.[THROTTLED_HEADER];
+      await options.publisher.sendToQueue(queues.deliver, message, { messageId: delivery.id, headers: { ...headers, ...(throttled === undefined ? {} : { [THROTTLED_HEADER]: throttled }) } });
+      return;
+    }
     // This endpoint has enough in flight here, and is too slow (or struggling) for a short wait:
     // the message waits in a throttle queue, without an attempt, instead of holding a slot other
     // endpoints' deliveries need. While the endpoint fails, or struggles behind a backlog far
@@ -69,10 +77,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     const climb = attempts.isFailing(delivery.endpointId) || (attempts.isStruggling(delivery.endpointId) && backlog > climbAfterPerSecond);
     const { queue, throttled } = throttleFor(queues, climb, raw.properties.headers?.[THROTTLED_HEADER]);
     options.metrics.throttled.inc();
-    await options.publisher.sendToQueue(queue, message, {
-      messageId: delivery.id,
-      headers: { [ATTEMPT_HEADER]: number, [THROTTLED_HEADER]: throttled, ...(manual ? { [MANUAL_HEADER]: true } : {}) },
-    });
+    await options.publisher.sendToQueue(queue, message, { messageId: delivery.id, headers: { ...headers, [THROTTLED_HEADER]: throttled } });
   }
 
   return startConsumer(options.broker, options.logger, {
