@@ -186,6 +186,17 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
     return Promise.all(ids.map(async (id) => (await store.load(id))!));
   }
 
+  /** A second endpoint to the same receiver, with the same secret. */
+  async function anotherEndpoint(name: string): Promise<string> {
+    const id = randomUUID();
+    await pool.query(
+      `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
+       SELECT $1, team_id, app_id, $3, url, events, secret_encrypted FROM webhooks.webhook_endpoints WHERE id = $2`,
+      [id, ownEndpointId, name],
+    );
+    return id;
+  }
+
   /** Answers 204 after `delayMs`, noting the most answers outstanding at once. */
   function answerAfter(delayMs: number, status = 204): { most: number } {
     const seen = { most: 0 };
@@ -231,12 +242,7 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
 
   it('sends elsewhere what would wait long: a burst to an endpoint whose answers are slow', async () => {
     // Another endpoint, of which this worker has seen no answer yet.
-    const slowEndpointId = randomUUID();
-    await pool.query(
-      `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
-       SELECT $1, team_id, app_id, 'Slow', url, events, secret_encrypted FROM webhooks.webhook_endpoints WHERE id = $2`,
-      [slowEndpointId, ownEndpointId],
-    );
+    const slowEndpointId = await anotherEndpoint('Slow');
     answerAfter(1_500);
     const [first] = await pendingDeliveries(1, slowEndpointId);
     expect(await maker.make(first!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(true);
@@ -268,12 +274,7 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
   it('once stopped, finishes only the requests already sent, and hands every other attempt back', async () => {
     // A worker of two slots, as at shutdown with more attempts in hand than it can send at once.
     const stopping = attemptMaker(secrets, { concurrency: 2, perEndpointConcurrency: perEndpoint, shortWaitMs: 1000, struggleAfterMs: 5000 });
-    const otherEndpointId = randomUUID();
-    await pool.query(
-      `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
-       SELECT $1, team_id, app_id, 'Other', url, events, secret_encrypted FROM webhooks.webhook_endpoints WHERE id = $2`,
-      [otherEndpointId, ownEndpointId],
-    );
+    const otherEndpointId = await anotherEndpoint('Other');
     answerAfter(5);
     const [first] = await pendingDeliveries(1);
     expect(await stopping.make(first!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(true);
