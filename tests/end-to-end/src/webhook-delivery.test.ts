@@ -368,7 +368,8 @@ describe('from the dashboard', () => {
 
   it('shows each delivery with its status, response code and attempts, and each attempt in detail', async () => {
     const target = await receiver();
-    target.answer = (_request, index) => ({ status: index === 0 ? 500 : 200 });
+    const page = '<html><script>alert(document.cookie)</script></html>';
+    target.answer = (_request, index) => (index === 0 ? { status: 500 } : { status: 200, headers: { 'content-type': 'text/html' }, body: page });
     const { id } = await endpointFor(target, ['suggestion.created']);
     await suggest('History');
     const base = `/dashboard/v1/apps/${appId}/webhooks/${id}/deliveries`;
@@ -380,8 +381,27 @@ describe('from the dashboard', () => {
     const detail = await call<{ attempt_log: Array<Record<string, unknown>> }>(url(), 'GET', `${base}/${listed[0]!.id}`, { token: owner.token });
     expect(detail.body.attempt_log).toEqual([
       expect.objectContaining({ number: 1, response_code: 500, response_body_start: 'answer 500', duration_ms: expect.any(Number), started_at: expect.any(String) }),
-      expect.objectContaining({ number: 2, response_code: 200 }),
+      expect.objectContaining({ number: 2, response_code: 200, response_body_start: page }),
     ]);
+    // The receiver's page comes back as JSON text, in an answer no browser would render or run.
+    expect(detail.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(detail.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(detail.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+  });
+
+  it('shows the latest 100 attempts of a delivery redelivered many times, oldest first', async () => {
+    const target = await receiver();
+    const { id } = await endpointFor(target, ['suggestion.created']);
+    const deliveryId = randomUUID();
+    await system.worker.prisma.delivery.create({
+      data: { id: deliveryId, endpointId: id, eventId: randomUUID(), eventType: 'suggestion.created', appId, payload: {}, status: 'delivered', attempts: 105 },
+    });
+    await system.worker.prisma.deliveryAttempt.createMany({
+      data: Array.from({ length: 105 }, (_, n) => ({ deliveryId, number: n + 1, startedAt: new Date(), durationMs: 3, responseCode: 200 })),
+    });
+    const detail = await call<{ delivery: { attempts: number }; attempt_log: Array<{ number: number }> }>(url(), 'GET', `/dashboard/v1/apps/${appId}/webhooks/${id}/deliveries/${deliveryId}`, { token: owner.token });
+    expect(detail.body.delivery.attempts).toBe(105);
+    expect(detail.body.attempt_log.map((attempt) => attempt.number)).toEqual(Array.from({ length: 100 }, (_, n) => n + 6));
   });
 
   it('pages through the history without skipping deliveries made in the same millisecond', async () => {

@@ -92,7 +92,7 @@ describe('webhook endpoints', () => {
     ['https://[::127.0.0.1]/hook', 'private'],
     ['https://2130706433/hook', 'private'],
     ['https://intranet/hook', 'public host'],
-    ['https://no-such-host.invalid/hook', 'does not resolve'],
+    ['https://no-such-host.invalid/hook', 'does not resolve to a public address'],
   ])('are refused at save time with a clear error: %s', async (target, reason) => {
     const refused = await webhooks('POST', '', endpoint('Bad', { url: target }));
     expect(refused.status).toBe(400);

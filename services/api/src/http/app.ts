@@ -39,9 +39,21 @@ const doNotStore: RequestHandler = (_request, response, next) => {
   next();
 };
 
+/**
+ * Every answer is JSON for a program. A browser shown one anyway must not sniff it into a page or
+ * run anything in it: a delivery's history carries the start of a receiver's answer, which may be
+ * HTML of anyone's choosing.
+ */
+const jsonOnly: RequestHandler = (_request, response, next) => {
+  response.set('X-Content-Type-Options', 'nosniff');
+  response.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+  next();
+};
+
 export function buildApp(options: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.use(jsonOnly);
   app.set('trust proxy', options.trustProxy);
   app.use(requestContext(options.logger));
   if (options.metrics) app.use(requestMetrics(options.metrics));

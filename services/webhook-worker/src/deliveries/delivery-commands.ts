@@ -20,6 +20,9 @@ export const deliveryView = (delivery: Delivery) => ({
   updated_at: delivery.updatedAt.toISOString(),
 });
 
+/** Attempts a delivery's detail shows at most. */
+const ATTEMPT_LOG_LENGTH = 100;
+
 const attemptView = (attempt: DeliveryAttempt) => ({
   number: attempt.number,
   started_at: attempt.startedAt.toISOString(),
@@ -124,8 +127,10 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
 
     async getDelivery(request: RpcRequest<'webhook-worker.getDelivery'>): Promise<RpcResult<'webhook-worker.getDelivery'>> {
       const delivery = await ownedDelivery(request.owner, request.endpoint_id, request.delivery_id);
-      const attempts = await prisma.deliveryAttempt.findMany({ where: { deliveryId: delivery.id }, orderBy: { number: 'asc' } });
-      return { delivery: deliveryView(delivery), attempt_log: attempts.map(attemptView) };
+      // The latest ones: each redelivery by hand adds one, and a delivery redelivered in a loop
+      // would otherwise make this answer grow without end. Its `attempts` says how many in all.
+      const latest = await prisma.deliveryAttempt.findMany({ where: { deliveryId: delivery.id }, orderBy: { number: 'desc' }, take: ATTEMPT_LOG_LENGTH });
+      return { delivery: deliveryView(delivery), attempt_log: latest.reverse().map(attemptView) };
     },
 
     /**

@@ -58,15 +58,19 @@ export class EndpointUrlPolicy {
     const problem = urlProblem(raw);
     if (problem) throw new RpcError('unsafe_url', `The URL ${problem}.`);
     const host = url.hostname.replace(/^\[|\]$/g, '');
+    // One answer whether the name does not resolve or resolves to a private address: two would
+    // tell whoever saves URLs which names exist on the service's own network.
+    const notPublic = new RpcError(
+      'unsafe_url',
+      `The host ${host} does not resolve to a public address: it did not resolve (within ${RESOLVE_TIMEOUT_MS / 1000} seconds), or resolves to a private, local or reserved one.`,
+    );
     let addresses: string[];
     try {
       addresses = await this.resolve(host);
     } catch {
-      throw new RpcError('unsafe_url', `The host ${host} does not resolve (or did not within ${RESOLVE_TIMEOUT_MS / 1000} seconds).`);
+      throw notPublic;
     }
-    if (addresses.length === 0 || addresses.some((address) => !isPublicAddress(address))) {
-      throw new RpcError('unsafe_url', `The host ${host} resolves to a private, local or reserved address.`);
-    }
+    if (addresses.length === 0 || addresses.some((address) => !isPublicAddress(address))) throw notPublic;
     return withinLength(storedForm(url));
   }
 }

@@ -143,8 +143,11 @@ export class WebhookSender {
   }
 }
 
+/** Longest error text kept: a TLS library's message may quote what the receiver sent. */
+const ERROR_TEXT_LENGTH = 500;
+
 /** The error as the history shows it: its code and message (a wrapped cause's, when it has none). */
 function describe(error: Error & { code?: string; cause?: unknown }): string {
   const shown = !error.code && error.cause instanceof Error ? (error.cause as Error & { code?: string }) : error;
-  return shown.code ? `${shown.code}: ${shown.message}` : shown.message;
+  return (shown.code ? `${shown.code}: ${shown.message}` : shown.message).slice(0, ERROR_TEXT_LENGTH);
 }
