@@ -44,6 +44,14 @@ describe('SecretBox', () => {
     // Nor what is no sealed secret at all: counted, not a failure of the whole re-sealing.
     expect(box.inspect('sealed')).toEqual({ sealedWith: 'unreadable' });
   });
+
+  it('opens a secret only with its whole tag: a tag cut short, which GCM would take, is refused', () => {
+    const box = new SecretBox(currentKey);
+    const [version, iv, tag, sealed] = box.seal(generateSigningSecret()).split('.');
+    const cutShort = [version, iv, Buffer.from(tag!, 'base64').subarray(0, 4).toString('base64'), sealed].join('.');
+    expect(() => box.open(cutShort)).toThrow(/opened by no configured key/);
+    expect(box.inspect(cutShort)).toEqual({ sealedWith: 'unreadable' });
+  });
 });
 
 describe('resealSigningSecrets', () => {

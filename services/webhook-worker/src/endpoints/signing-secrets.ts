@@ -69,9 +69,10 @@ export class SecretBox {
     const [version, iv, tag, sealed] = stored.split('.');
     if (version !== 'v1' || !iv || !tag || !sealed) return undefined;
     for (const key of keys) {
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64'));
+      // The whole 16-byte tag, as sealed: GCM would otherwise accept one cut to as few as 4 bytes.
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'), { authTagLength: 16 });
       try {
+        decipher.setAuthTag(Buffer.from(tag, 'base64'));
         return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64')), decipher.final()]).toString('utf8');
       } catch {
         // Another key sealed it (the tag does not match): try the next.
