@@ -206,11 +206,34 @@ describe('PostgresIdempotencyStore', () => {
   });
 
   it('is made by receivers starting together, each calling createTable, without an error', async () => {
-    const stores = Array.from({ length: 4 }, () => new PostgresIdempotencyStore({ pool, tableName: 'started_together' }));
-    await Promise.all(stores.map((store) => store.createTable()));
-    await stores[0]!.createTable();
-    const { rows } = await pool.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'started_together' ORDER BY indexname`);
-    expect(rows).toEqual([{ indexname: 'started_together_last_seen_idx' }, { indexname: 'started_together_pkey' }]);
+    // A race lost only now and then: several rounds, each on a table of its own.
+    for (const table of ['together_1', 'together_2', 'together_3', 'together_4']) {
+      const stores = Array.from({ length: 6 }, () => new PostgresIdempotencyStore({ pool, tableName: table }));
+      await Promise.all(stores.map((store) => store.createTable()));
+      await stores[0]!.createTable();
+      const { rows } = await pool.query(`SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`, [table]);
+      expect(rows).toEqual([{ indexname: `${table}_last_seen_idx` }, { indexname: `${table}_pkey` }]);
+    }
+  });
+
+  it('adds its index to the table its name resolves to, whatever another schema holds', async () => {
+    // The search path finds `shadowed` in one schema, which lacks the index, before another, which has it.
+    await pool.query(`CREATE SCHEMA first_on_path`);
+    await new PostgresIdempotencyStore({ pool, tableName: 'public.shadowed' }).createTable();
+    await pool.query(`CREATE TABLE first_on_path.shadowed (delivery_id text PRIMARY KEY, state text NOT NULL, claimed_at timestamptz NOT NULL, completed_at timestamptz)`);
+    const client = await pool.connect();
+    try {
+      await client.query(`SET search_path = first_on_path, public`);
+      await new PostgresIdempotencyStore({ pool: client, tableName: 'shadowed' }).createTable();
+    } finally {
+      await client.query('RESET search_path');
+      client.release();
+    }
+    const { rows } = await pool.query(`SELECT schemaname, indexname FROM pg_indexes WHERE tablename = 'shadowed' AND indexname LIKE '%last_seen%' ORDER BY schemaname`);
+    expect(rows).toEqual([
+      { schemaname: 'first_on_path', indexname: 'shadowed_last_seen_idx' },
+      { schemaname: 'public', indexname: 'shadowed_last_seen_idx' },
+    ]);
   });
 
   it('refuses a table name that is not a plain identifier', () => {

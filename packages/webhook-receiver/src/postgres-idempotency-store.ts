@@ -40,16 +40,19 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
    * migrations). Run at every start, it also adds the index to a table made by version 0.3.0.
    */
   async createTable(): Promise<void> {
-    // Looked up first: CREATE INDEX locks the table against writes before it finds the index there.
-    const schema = this.table.includes('.') ? `${this.table.split('.')[0]}.` : '';
-    const { rows } = await this.pool.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS present`, [schema + this.indexName]);
+    // Looked up first, on the table the name resolves to: CREATE INDEX locks the table against
+    // writes before it finds the index there.
+    const { rows } = await this.pool.query<{ present: boolean }>(
+      `SELECT EXISTS (SELECT FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = to_regclass($1) AND c.relname = $2) AS present`,
+      [this.table, this.indexName],
+    );
     if (rows[0]?.present) return;
-    // One text, so one transaction on one connection, under a lock of this table's name: receivers
-    // starting together would otherwise race, and IF NOT EXISTS does not stop two CREATEs at once
-    // (the loser fails on PostgreSQL's catalogue). The index orders deleteOlderThan's rows:
-    // without it, each clean-up reads all 35 days of ids.
+    // One text, so one transaction on one connection, under one lock for every store's creation
+    // (however its table's name is spelt): receivers starting together would otherwise race, and
+    // IF NOT EXISTS does not stop two CREATEs at once (the loser fails on PostgreSQL's catalogue).
+    // The index orders deleteOlderThan's rows: without it, each clean-up reads all 35 days of ids.
     await this.pool.query(`
-      SELECT pg_advisory_xact_lock(hashtext('${this.table}'));
+      SELECT pg_advisory_xact_lock(hashtext('@feedback/webhook-receiver createTable'));
       CREATE TABLE IF NOT EXISTS ${this.table} (
         delivery_id text PRIMARY KEY,
         state text NOT NULL CHECK (state IN ('in_progress', 'done')),

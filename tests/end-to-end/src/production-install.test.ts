@@ -46,6 +46,32 @@ async function copyWorkingTree(to: string): Promise<void> {
 let image: string;
 /** Stops the build's commands if the test ends first (its time limit), so nothing outlives it. */
 const building = new AbortController();
+
+/**
+ * One build step in the image's tree, in a process group of its own: stopping it stops the pnpm
+ * and tsc processes it started too, not only its shell.
+ */
+async function runStep(command: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const child = spawn('bash', ['-c', command], { cwd: image, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const stop = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  };
+  building.signal.addEventListener('abort', stop);
+  try {
+    const [code] = (await once(child, 'exit')) as [number | null];
+    if (code !== 0) throw new Error(`build step failed (${code}): ${command}\n${output}`);
+  } finally {
+    building.signal.removeEventListener('abort', stop);
+  }
+}
 let database: TestDatabase;
 const namespace = createTestNamespace();
 const services: ChildProcess[] = [];
@@ -85,13 +111,7 @@ beforeAll(async () => {
   // system, pnpm would otherwise make a store of its own there, and download into it.
   const { stdout: storeDir } = await run('pnpm', ['store', 'path'], { cwd: root });
   for (const command of buildStageCommands()) {
-    await run('bash', ['-c', command], {
-      cwd: image,
-      env: { ...process.env, NODE_OPTIONS: '', CI: 'true', npm_config_store_dir: storeDir.trim() },
-      maxBuffer: 64 * 1024 * 1024,
-      signal: building.signal,
-      killSignal: 'SIGKILL',
-    });
+    await runStep(command, { ...process.env, NODE_OPTIONS: '', CI: 'true', npm_config_store_dir: storeDir.trim() });
   }
 
   database = await createTestDatabase(POSTGRES_URL);

@@ -409,7 +409,7 @@ function dashboardWebhookPaths() {
       }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries/{deliveryId}': {
-      get: operation('getDelivery', 'Owner or Admin: one delivery and each attempt: time, duration, response code, start of the answer.', result('webhook-worker.getDelivery'), {
+      get: operation('getDelivery', 'Owner or Admin: one delivery and its latest 100 attempts, oldest first: time, duration, response code, error, start of the answer.', result('webhook-worker.getDelivery'), {
         parameters: [app, endpoint, delivery],
       }),
     },

@@ -27,6 +27,26 @@ export interface DeliverOptions {
 }
 
 /**
+ * Where an attempt this worker turned away goes, with the headers it carries there: the attempt
+ * number and the manual flag always. At shutdown, straight back to the deliver queue for another
+ * worker, its throttle count as it came (the endpoint's state here calls for no wait). Otherwise a
+ * throttle queue, by the ladder (throttleFor).
+ */
+export function handOff(
+  queues: WebhookQueueNames,
+  incoming: Record<string, unknown> | undefined,
+  number: number,
+  manual: boolean,
+  how: { shuttingDown: true } | { climb: boolean },
+): { queue: string; headers: Record<string, unknown> } {
+  const headers = { [ATTEMPT_HEADER]: number, ...(manual ? { [MANUAL_HEADER]: true } : {}) };
+  const seen = incoming?.[THROTTLED_HEADER];
+  if ('shuttingDown' in how) return { queue: queues.deliver, headers: { ...headers, ...(seen === undefined ? {} : { [THROTTLED_HEADER]: seen }) } };
+  const { queue, throttled } = throttleFor(queues, how.climb, seen);
+  return { queue, headers: { ...headers, [THROTTLED_HEADER]: throttled } };
+}
+
+/**
  * Consumes the deliver queue: retries (back from their TTL queues), redeliveries by hand, and
  * first attempts that a domain event's handler did not make itself (see FanOut). Each message
  * names a delivery and an attempt number; the attempt is made once.
@@ -58,12 +78,10 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     const settled = delivery.status === 'delivered' || delivery.status === 'abandoned' || delivery.status === 'cancelled';
     if (!manual && (settled || (delivery.status === 'pending' && delivery.attempts > 0))) return;
     if (await attempts.make(delivery, number, { manual, redelivered: raw.fields.redelivered })) return;
-    const headers = { [ATTEMPT_HEADER]: number, ...(manual ? { [MANUAL_HEADER]: true } : {}) };
+    const incoming = raw.properties.headers;
     if (attempts.stopped) {
-      // This worker is shutting down: straight back to the deliver queue, for another worker, as
-      // it came (no throttle wait, which its endpoint's state here does not call for).
-      const throttled: unknown = raw.properties.headers?.[THROTTLED_HEADER];
-      await options.publisher.sendToQueue(queues.deliver, message, { messageId: delivery.id, headers: { ...headers, ...(throttled === undefined ? {} : { [THROTTLED_HEADER]: throttled }) } });
+      const { queue, headers } = handOff(queues, incoming, number, manual, { shuttingDown: true });
+      await options.publisher.sendToQueue(queue, message, { messageId: delivery.id, headers });
       return;
     }
     // This endpoint has enough in flight here, and is too slow (or struggling) for a short wait:
@@ -75,9 +93,9 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     // endpoint's pace: a healthy endpoint's returns, spread over the second, refill its line.
     const backlog = throttleRates.note(delivery.endpointId);
     const climb = attempts.isFailing(delivery.endpointId) || (attempts.isStruggling(delivery.endpointId) && backlog > climbAfterPerSecond);
-    const { queue, throttled } = throttleFor(queues, climb, raw.properties.headers?.[THROTTLED_HEADER]);
+    const { queue, headers } = handOff(queues, incoming, number, manual, { climb });
     options.metrics.throttled.inc();
-    await options.publisher.sendToQueue(queue, message, { messageId: delivery.id, headers: { ...headers, [THROTTLED_HEADER]: throttled } });
+    await options.publisher.sendToQueue(queue, message, { messageId: delivery.id, headers });
   }
 
   return startConsumer(options.broker, options.logger, {

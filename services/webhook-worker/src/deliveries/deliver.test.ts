@@ -1,0 +1,27 @@
+import { describe, expect, it } from '@jest/globals';
+import { ATTEMPT_HEADER, MANUAL_HEADER, PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS, THROTTLED_HEADER, topologyNames, webhookQueueNames } from '@feedback/messaging';
+import { handOff } from './deliver.js';
+
+const queues = webhookQueueNames(topologyNames(''), PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS);
+
+describe('an attempt the worker turned away', () => {
+  it('at shutdown, goes straight back to the deliver queue as it came: attempt number, manual flag and throttle count', () => {
+    expect(handOff(queues, { [THROTTLED_HEADER]: 2 }, 3, true, { shuttingDown: true })).toEqual({
+      queue: queues.deliver,
+      headers: { [ATTEMPT_HEADER]: 3, [MANUAL_HEADER]: true, [THROTTLED_HEADER]: 2 },
+    });
+    // An automatic attempt never throttled carries neither.
+    expect(handOff(queues, undefined, 1, false, { shuttingDown: true })).toEqual({ queue: queues.deliver, headers: { [ATTEMPT_HEADER]: 1 } });
+  });
+
+  it('otherwise waits in a throttle queue: the shortest while its endpoint answers, one rung higher each time while it fails', () => {
+    expect(handOff(queues, { [THROTTLED_HEADER]: 2 }, 3, false, { climb: false })).toEqual({
+      queue: queues.throttles[0]!.queue,
+      headers: { [ATTEMPT_HEADER]: 3, [THROTTLED_HEADER]: 0 },
+    });
+    expect(handOff(queues, { [THROTTLED_HEADER]: 1 }, 3, true, { climb: true })).toEqual({
+      queue: queues.throttles[1]!.queue,
+      headers: { [ATTEMPT_HEADER]: 3, [MANUAL_HEADER]: true, [THROTTLED_HEADER]: 2 },
+    });
+  });
+});
