@@ -5,7 +5,7 @@ import type { Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { testCertificates } from '@feedback/test-support';
-import { WebhookSender } from './webhook-sender.js';
+import { WebhookSender, attemptErrorText } from './webhook-sender.js';
 
 // The sender against real local HTTPS servers, trusted through the test CA as a local test
 // receiver is: what counts as an answer, and the one time limit over the whole exchange.
@@ -95,6 +95,13 @@ describe('WebhookSender', () => {
     });
     expect((await sender.send(url, '{}', {})).error).toMatch(/^ETIMEDOUT/);
     expect(await sender.send(url, '{}', {})).toMatchObject({ status: 204 });
+  });
+
+  it('keeps an error as its code and message, a wrapped cause\'s when it has none, at most 500 characters', () => {
+    expect(attemptErrorText(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }))).toBe('ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1');
+    expect(attemptErrorText(new Error('fetch failed', { cause: Object.assign(new Error('certificate has expired'), { code: 'CERT_HAS_EXPIRED' }) }))).toBe('CERT_HAS_EXPIRED: certificate has expired');
+    // A TLS library's message may quote what the receiver sent, at any length.
+    expect(attemptErrorText(Object.assign(new Error('x'.repeat(2000)), { code: 'ERR_SSL' }))).toHaveLength(500);
   });
 
   it('fails with the connection error when nothing listens', async () => {

@@ -131,7 +131,7 @@ export class WebhookSender {
           settle({ status, bodyStart: Buffer.concat(kept).subarray(0, BODY_START_BYTES).toString('utf8') });
         },
         onResponseError: (_controller, error) => {
-          settle({ error: describe(error) });
+          settle({ error: attemptErrorText(error) });
         },
       });
     });
@@ -147,7 +147,7 @@ export class WebhookSender {
 const ERROR_TEXT_LENGTH = 500;
 
 /** The error as the history shows it: its code and message (a wrapped cause's, when it has none). */
-function describe(error: Error & { code?: string; cause?: unknown }): string {
+export function attemptErrorText(error: Error & { code?: string; cause?: unknown }): string {
   const shown = !error.code && error.cause instanceof Error ? (error.cause as Error & { code?: string }) : error;
   return (shown.code ? `${shown.code}: ${shown.message}` : shown.message).slice(0, ERROR_TEXT_LENGTH);
 }
