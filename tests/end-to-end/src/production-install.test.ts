@@ -72,11 +72,15 @@ async function runStep(command: string, env: NodeJS.ProcessEnv): Promise<void> {
     building.signal.removeEventListener('abort', stop);
   }
 }
+
 let database: TestDatabase;
 const namespace = createTestNamespace();
 const services: ChildProcess[] = [];
 const ports = { api: 0, apiMetrics: 0, authority: 0, worker: 0 };
 let receiver: HttpsReceiver;
+// The keys of this run, the same for each service (each reads those it needs).
+const sessionSigningKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+const signingSecretEncryptionKey = randomBytes(32).toString('base64');
 
 /** Starts a service from the image's tree the way the image's command does: `node services/<name>/dist/main.js`. */
 function startService(name: string, env: Record<string, string>): void {
@@ -89,8 +93,8 @@ function startService(name: string, env: Record<string, string>): void {
       DATABASE_URL: database.url,
       AMQP_URL,
       BROKER_NAMESPACE: namespace,
-      SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
-      SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      SESSION_SIGNING_KEY: sessionSigningKey,
+      SIGNING_SECRET_ENCRYPTION_KEY: signingSecretEncryptionKey,
       WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'localhost',
       WEBHOOK_EXTRA_CA_FILE: testCertificates().caFile,
       ...env,
