@@ -197,6 +197,21 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
     return id;
   }
 
+  /** One good answer first: the endpoint is known, to this maker, to answer fast. */
+  async function knownFast(attempts: AttemptMaker): Promise<void> {
+    answerAfter(5);
+    const [first] = await pendingDeliveries(1);
+    expect(await attempts.make(first!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(true);
+  }
+
+  /** Holds every answer from now on until the function it returns is called. */
+  function holdAnswers(): () => void {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    own.answer = () => ({ status: 204, until: held });
+    return release;
+  }
+
   /** Answers 204 after `delayMs`, noting the most answers outstanding at once. */
   function answerAfter(delayMs: number, status = 204): { most: number } {
     const seen = { most: 0 };
@@ -210,10 +225,7 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
   }
 
   it('makes a burst to a fast, healthy endpoint from here, its slots at a time, rather than send most of it elsewhere', async () => {
-    answerAfter(5);
-    // One good answer first: the endpoint is known to answer fast.
-    const [first] = await pendingDeliveries(1);
-    expect(await maker.make(first!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(true);
+    await knownFast(maker);
     const seen = answerAfter(5);
     const burst = await pendingDeliveries(12);
     const made = await Promise.all(burst.map((delivery) => maker.make(delivery, 1, { manual: false, redelivered: false, fromEvent: true })));
@@ -225,12 +237,8 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
   });
 
   it("counts attempts waiting for their endpoint's slots apart from those waiting for the worker's", async () => {
-    answerAfter(5);
-    const [first] = await pendingDeliveries(1);
-    expect(await maker.make(first!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(true);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    own.answer = () => ({ status: 204, until: held });
+    await knownFast(maker);
+    const release = holdAnswers();
     const burst = await pendingDeliveries(4);
     const making = Promise.all(burst.map((delivery) => maker.make(delivery, 1, { manual: false, redelivered: false, fromEvent: true })));
     // The endpoint's two slots taken, the other two in its line: more workers would not help.
@@ -253,9 +261,7 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
   });
 
   it('sends the waiting attempts elsewhere as soon as the endpoint starts failing', async () => {
-    answerAfter(5);
-    const [first] = await pendingDeliveries(1);
-    expect(await maker.make(first!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(true);
+    await knownFast(maker);
     const sentBefore = own.received.length;
     answerAfter(30, 503);
     const burst = await pendingDeliveries(5);
@@ -275,12 +281,8 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
     // A worker of two slots, as at shutdown with more attempts in hand than it can send at once.
     const stopping = attemptMaker(secrets, { concurrency: 2, perEndpointConcurrency: perEndpoint, shortWaitMs: 1000, struggleAfterMs: 5000 });
     const otherEndpointId = await anotherEndpoint('Other');
-    answerAfter(5);
-    const [first] = await pendingDeliveries(1);
-    expect(await stopping.make(first!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(true);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    own.answer = () => ({ status: 204, until: held });
+    await knownFast(stopping);
+    const release = holdAnswers();
     const sentBefore = own.received.length;
     const burst = await pendingDeliveries(4);
     const others = await pendingDeliveries(2, otherEndpointId);
