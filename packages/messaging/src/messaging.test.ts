@@ -45,6 +45,26 @@ const setupProbe = async (channel: ConfirmChannel) => {
   await channel.bindQueue(queue, names.domainEvents, 'probe.#');
 };
 
+/**
+ * A consumer of a quorum queue of its own, noting each message's `n`, how many times it was set up
+ * and the channel of its latest setup; `failFirstSetup` makes its first declaration fail.
+ */
+function probeConsumer(queue: string, { failFirstSetup = false } = {}) {
+  const probe = { seen: [] as number[], setups: 0, channel: undefined as ConfirmChannel | undefined };
+  const consumer = startConsumer(broker, logger, {
+    queue,
+    setup: async (channel) => {
+      probe.setups += 1;
+      probe.channel = channel;
+      if (failFirstSetup && probe.setups === 1) throw new Error('declaration refused');
+      await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    },
+    contract: probeContract,
+    handle: async ({ n }) => void probe.seen.push(n),
+  });
+  return { consumer, probe };
+}
+
 describe('messaging over a real broker', () => {
   it('answers RPC over direct reply-to and validates both ends', async () => {
     const server = serveRpc(broker, logger, {
@@ -257,26 +277,17 @@ describe('messaging over a real broker', () => {
 
   it('sets a consumer up again when the broker closes its channel with an error (which takes the connection down with it), and is not ready meanwhile', async () => {
     const repaired = `${names.namespace}repaired`;
-    let channelInUse: ConfirmChannel | undefined;
-    const seen: number[] = [];
-    const consumer = startConsumer(broker, logger, {
-      queue: repaired,
-      setup: async (channel) => {
-        channelInUse = channel;
-        await channel.assertQueue(repaired, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-      },
-      contract: probeContract,
-      handle: async ({ n }) => void seen.push(n),
-    });
+    const { consumer, probe } = probeConsumer(repaired);
+    const { seen } = probe;
     const publisher = new ConfirmedPublisher(broker, { name: 'repair-test' });
     try {
       await eventually(async () => (await publisher.sendToQueue(repaired, { n: 1 }), seen.includes(1) || undefined), { what: 'first message consumed' });
-      const broken = channelInUse!;
+      const broken = probe.channel!;
       // A channel-level error: the broker closes this channel; amqplib, with nobody listening on
       // the channel, passes the error to the connection, which reconnects.
       await expect(broken.checkQueue(`${names.namespace}no-such-queue`)).rejects.toThrow(/NOT_FOUND/);
       expect(broker.healthy).toBe(false);
-      await eventually(() => (broker.healthy && channelInUse !== broken) || undefined, { what: 'channel set up again' });
+      await eventually(() => (broker.healthy && probe.channel !== broken) || undefined, { what: 'channel set up again' });
       await publisher.sendToQueue(repaired, { n: 2 });
       await eventually(() => seen.includes(2) || undefined, { what: 'message consumed after the repair' });
     } finally {
@@ -288,24 +299,15 @@ describe('messaging over a real broker', () => {
 
   it('consumes again after the broker cancels its consumer (its queue deleted), and is not ready meanwhile', async () => {
     const cancelled = `${names.namespace}cancelled`;
-    let setups = 0;
-    const seen: number[] = [];
-    const consumer = startConsumer(broker, logger, {
-      queue: cancelled,
-      setup: async (channel) => {
-        setups += 1;
-        await channel.assertQueue(cancelled, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-      },
-      contract: probeContract,
-      handle: async ({ n }) => void seen.push(n),
-    });
+    const { consumer, probe } = probeConsumer(cancelled);
+    const { seen } = probe;
     const publisher = new ConfirmedPublisher(broker, { name: 'cancel-test' });
     try {
       await eventually(async () => (await publisher.sendToQueue(cancelled, { n: 1 }), seen.includes(1) || undefined), { what: 'first message consumed' });
       // Deleting a queue cancels its consumers; the channel stays open.
       await deleteBrokerObjects(amqpUrl, { queues: [cancelled], exchanges: [] });
       await eventually(() => (broker.healthy ? undefined : true), { what: 'not ready while the consumer is gone' });
-      await eventually(() => (setups >= 2 && broker.healthy) || undefined, { what: 'consumer set up again' });
+      await eventually(() => (probe.setups >= 2 && broker.healthy) || undefined, { what: 'consumer set up again' });
       await publisher.sendToQueue(cancelled, { n: 2 });
       await eventually(() => seen.includes(2) || undefined, { what: 'message consumed after the cancel' });
     } finally {
@@ -317,21 +319,11 @@ describe('messaging over a real broker', () => {
 
   it('tries a setup that failed again instead of leaving the consumer stopped', async () => {
     const retried = `${names.namespace}retried`;
-    let setups = 0;
-    const seen: number[] = [];
-    const consumer = startConsumer(broker, logger, {
-      queue: retried,
-      setup: async (channel) => {
-        setups += 1;
-        if (setups === 1) throw new Error('declaration refused');
-        await channel.assertQueue(retried, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-      },
-      contract: probeContract,
-      handle: async ({ n }) => void seen.push(n),
-    });
+    const { consumer, probe } = probeConsumer(retried, { failFirstSetup: true });
+    const { seen } = probe;
     const publisher = new ConfirmedPublisher(broker, { name: 'retry-setup-test' });
     try {
-      await eventually(() => (setups >= 2 && broker.healthy) || undefined, { what: 'setup run again' });
+      await eventually(() => (probe.setups >= 2 && broker.healthy) || undefined, { what: 'setup run again' });
       await publisher.sendToQueue(retried, { n: 3 });
       await eventually(() => seen.includes(3) || undefined, { what: 'message consumed' });
     } finally {
