@@ -176,6 +176,22 @@ function listOf<const S>(item: S) {
   } as const;
 }
 
+/** One page of a list that pages: `next_cursor` asks for the next one, null on the last. */
+function pageOf<const S>(item: S) {
+  return {
+    type: 'object',
+    required: ['items', 'next_cursor'],
+    additionalProperties: false,
+    properties: { items: { type: 'array', items: item }, next_cursor: { type: ['string', 'null'] } },
+  } as const;
+}
+
+/** A page's request: where the previous one ended, and how many items at most. */
+const pageRequestFields = {
+  cursor: { type: 'string', minLength: 1, maxLength: 200 },
+  limit: { type: 'integer', minimum: 1, maximum: 100 },
+} as const;
+
 export const rpcMethods = {
   /**
    * Resolves a secret key, presented as its SHA-256 hash so the key itself never crosses the
@@ -391,9 +407,13 @@ export const rpcMethods = {
       properties: { endpoint: endpointSchema, signing_secret: { type: 'string', pattern: '^whsec_' } },
     } as const),
   },
+  /** The app's endpoints, oldest first, a page at a time. Errors: invalid_cursor. */
   'webhook-worker.listEndpoints': {
-    request: defineContract('webhook-worker.listEndpoints.request', withOwner({}, [])),
-    result: defineContract('webhook-worker.listEndpoints.result', listOf(endpointSchema)),
+    request: defineContract(
+      'webhook-worker.listEndpoints.request',
+      withOwner(pageRequestFields, []),
+    ),
+    result: defineContract('webhook-worker.listEndpoints.result', pageOf(endpointSchema)),
   },
   /**
    * The team's plan as it is now: asked by the webhook worker when it creates an endpoint, under
@@ -482,8 +502,7 @@ export const rpcMethods = {
       withOwner(
         {
           endpoint_id: endpointId,
-          cursor: { type: 'string', minLength: 1, maxLength: 200 },
-          limit: { type: 'integer', minimum: 1, maximum: 100 },
+          ...pageRequestFields,
           /** Only deliveries in one of these statuses. */
           status: { type: 'array', items: { enum: DELIVERY_STATUSES }, minItems: 1, uniqueItems: true },
           /** Only deliveries of one of these events. */
@@ -492,12 +511,7 @@ export const rpcMethods = {
         ['endpoint_id'],
       ),
     ),
-    result: defineContract('webhook-worker.listDeliveries.result', {
-      type: 'object',
-      required: ['items', 'next_cursor'],
-      additionalProperties: false,
-      properties: { items: { type: 'array', items: deliverySchema }, next_cursor: { type: ['string', 'null'] } },
-    } as const),
+    result: defineContract('webhook-worker.listDeliveries.result', pageOf(deliverySchema)),
   },
   'webhook-worker.getDelivery': {
     request: defineContract('webhook-worker.getDelivery.request', withOwner({ endpoint_id: endpointId, delivery_id: deliveryId }, ['endpoint_id', 'delivery_id'])),

@@ -233,6 +233,54 @@ describe('the delivery history', () => {
   });
 });
 
+describe('the endpoint list', () => {
+  it('pages oldest first, and goes on from where a page ended though its last endpoint is deleted', async () => {
+    const team = await signUpTeam(url(), 'pro');
+    const app = (await createApp(url(), team.token, 'Many')).appId;
+    const ids: string[] = [];
+    for (let n = 0; n < 5; n += 1) ids.push(((await webhooks('POST', '', endpoint(`E${n}`), team.token, app)).body['endpoint'] as { id: string }).id);
+    // The last three made in one millisecond: the id orders them, and paging neither skips nor repeats one.
+    await system.worker.prisma.webhookEndpoint.updateMany({ where: { id: { in: ids.slice(2) } }, data: { createdAt: new Date(Date.now() + 60_000) } });
+    const expected = [...ids.slice(0, 2), ...ids.slice(2).sort()];
+    type Page = { items: Array<{ id: string }>; next_cursor: string | null };
+    const page = async (query: string) => {
+      const answer = await webhooks('GET', query, undefined, team.token, app);
+      expect(answer.status).toBe(200);
+      return answer.body as unknown as Page;
+    };
+    const first = await page('?limit=2');
+    expect(first.items.map((item) => item.id)).toEqual(expected.slice(0, 2));
+    const second = await page(`?limit=2&cursor=${first.next_cursor}`);
+    expect(second.items.map((item) => item.id)).toEqual(expected.slice(2, 4));
+    expect((await webhooks('DELETE', `/${expected[3]}`, undefined, team.token, app)).status).toBe(204);
+    const third = await page(`?limit=2&cursor=${second.next_cursor}`);
+    expect(third).toEqual({ items: [expect.objectContaining({ id: expected[4] })], next_cursor: null });
+    // 50 to a page unless asked otherwise.
+    expect((await page('')).items.map((item) => item.id)).toEqual(expected.filter((id) => id !== expected[3]));
+  });
+
+  it('refuses a cursor it did not give for this app, and a query it does not take', async () => {
+    const team = await signUpTeam(url(), 'pro');
+    const first = (await createApp(url(), team.token, 'First')).appId;
+    const second = (await createApp(url(), team.token, 'Second')).appId;
+    for (const name of ['A', 'B']) expect((await webhooks('POST', '', endpoint(name), team.token, first)).status).toBe(201);
+    const cursor = ((await webhooks('GET', '?limit=1', undefined, team.token, first)).body['next_cursor']) as string;
+    expect(cursor).toEqual(expect.any(String));
+    const refusals = {
+      otherApp: await webhooks('GET', `?cursor=${cursor}`, undefined, team.token, second),
+      madeUp: await webhooks('GET', '?cursor=bm90LWEtY3Vyc29y', undefined, team.token, first),
+      limit: await webhooks('GET', '?limit=0', undefined, team.token, first),
+      unknown: await webhooks('GET', '?before=2026-01-01', undefined, team.token, first),
+    };
+    expect(Object.fromEntries(Object.entries(refusals).map(([name, answer]) => [name, [answer.status, answer.body['error']]]))).toEqual({
+      otherApp: [400, 'invalid_cursor'],
+      madeUp: [400, 'invalid_cursor'],
+      limit: [400, 'validation_failed'],
+      unknown: [400, 'validation_failed'],
+    });
+  });
+});
+
 describe('plan limits', () => {
   it('Starter: at most 3 endpoints, enforced atomically under concurrent creation', async () => {
     const team = await signUpTeam(url(), 'starter');

@@ -347,9 +347,15 @@ function dashboardWebhookPaths() {
     ...extra,
     responses: { ...errors, ...responses },
   });
+  // The paging of the endpoint list and of the delivery history.
+  const cursorParameter = { name: 'cursor', in: 'query', required: false, description: "The previous page's `next_cursor`.", schema: { type: 'string' } };
+  const limitParameter = (description: string) => ({ name: 'limit', in: 'query', required: false, description, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } });
   return {
     '/dashboard/v1/apps/{appId}/webhooks': {
-      get: operation('listEndpoints', "Owner or Admin: the app's webhook endpoints (never their secrets).", result('webhook-worker.listEndpoints'), { parameters: [app] }),
+      get: operation('listEndpoints', "Owner or Admin: the app's webhook endpoints, oldest first (never their secrets). `next_cursor` (null on the last page) passed back as `cursor` gives the next page, which goes on from where the last one ended even if that endpoint was deleted since (`invalid_cursor` if it is not from this app's list).", {
+        ...result('webhook-worker.listEndpoints'),
+        '400': errorResponse('`validation_failed` (a `limit` out of range, or another query parameter), or `invalid_cursor`.'),
+      }, { parameters: [app, cursorParameter, limitParameter('Endpoints per page.')] }),
       post: operation('createEndpoint', 'Owner or Admin: a public HTTPS endpoint and its events; the answer shows the signing secret, once. Free: none; Starter: 3; Pro: unlimited (`plan_limit_reached`). Unsafe URLs: `unsafe_url`.', {
         ...result('webhook-worker.createEndpoint', '201'),
         '400': invalidEndpoint,
@@ -385,8 +391,8 @@ function dashboardWebhookPaths() {
         parameters: [
           app,
           endpoint,
-          { name: 'cursor', in: 'query', required: false, description: "The previous page's `next_cursor`.", schema: { type: 'string' } },
-          { name: 'limit', in: 'query', required: false, description: 'Deliveries per page.', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+          cursorParameter,
+          limitParameter('Deliveries per page.'),
           {
             name: 'status',
             in: 'query',

@@ -1,4 +1,5 @@
 import { MAX_RECORD_ID, defineContract } from '@feedback/contracts';
+import { decodeKeysetCursor, encodeKeysetCursor } from '@feedback/database';
 import { ApiError } from '../http/api-error.js';
 import { parseInstant } from '../http/parse-instant.js';
 
@@ -23,9 +24,9 @@ export const MAX_LIMIT = 100;
 /**
  * Keyset pagination. In the default order (newest first) the cursor is the last item's
  * (created_at, id); with `updated_since` (oldest update first) it is (updated_at, id). The id
- * breaks ties, so no item is skipped or repeated when many share one timestamp. The cursor is
- * opaque to clients: base64url of JSON, and only valid with the query that produced it, on the
- * same list of the same app.
+ * breaks ties, so no item is skipped or repeated when many share one timestamp. The cursor
+ * (`encodeKeysetCursor`) is only valid with the query that produced it, on the same list of the
+ * same app.
  */
 export type ListOrder = { kind: 'newest_first' } | { kind: 'updated_since'; since: Date };
 
@@ -59,29 +60,13 @@ function cursorTag(scope: ListScope, order: ListOrder): string {
   return `${scope.records}:${scope.appId}:${order.kind === 'newest_first' ? 'n' : `u${order.since.toISOString()}`}`;
 }
 
-export function encodeCursor(scope: ListScope, order: ListOrder, at: Date, id: number): string {
-  return Buffer.from(JSON.stringify({ o: cursorTag(scope, order), t: at.toISOString(), i: id })).toString('base64url');
-}
-
-/** Date.toISOString of a year 1 to 9999, the years PostgreSQL and JavaScript both hold. */
-const ENCODED_TIME = /^(?!0000)\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+/** A record id a cursor may hold: ids are PostgreSQL `integer`s. */
+const isRecordId = (id: unknown): id is number => Number.isInteger(id) && (id as number) >= 0 && (id as number) <= MAX_RECORD_ID;
 
 function decodeCursor(cursor: string, scope: ListScope, order: ListOrder): { at: Date; id: number } {
-  const invalid = () => new ApiError('invalid_cursor', 'The cursor is not one this list gave, or belongs to another query. Start again without it.', { field: '/cursor' });
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  // JSON that is not an object (`null`, a number) is no cursor either.
-  if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) throw invalid();
-  const { o, t, i } = decoded as { o?: unknown; t?: unknown; i?: unknown };
-  // Only what encodeCursor writes: a time the database can hold and an id a record can have.
-  const at = typeof t === 'string' && ENCODED_TIME.test(t) ? new Date(t) : new Date(Number.NaN);
-  const id = Number.isInteger(i) ? (i as number) : -1;
-  if (o !== cursorTag(scope, order) || Number.isNaN(at.getTime()) || id < 0 || id > MAX_RECORD_ID) throw invalid();
-  return { at, id };
+  const position = decodeKeysetCursor(cursor, cursorTag(scope, order), isRecordId);
+  if (!position) throw new ApiError('invalid_cursor', 'The cursor is not one this list gave, or belongs to another query. Start again without it.', { field: '/cursor' });
+  return position;
 }
 
 /** Prisma `where` and `orderBy` for one page of records with createdAt, updatedAt and id. */
@@ -112,6 +97,6 @@ export function toPage<R extends { id: number; createdAt: Date; updatedAt: Date 
   const more = rows.length > request.limit && last !== undefined;
   return {
     data: items.map(view),
-    next_cursor: more ? encodeCursor(request.scope, request.order, request.order.kind === 'newest_first' ? last.createdAt : last.updatedAt, last.id) : null,
+    next_cursor: more ? encodeKeysetCursor(cursorTag(request.scope, request.order), request.order.kind === 'newest_first' ? last.createdAt : last.updatedAt, last.id) : null,
   };
 }

@@ -1,8 +1,8 @@
-import { WEBHOOK_ENDPOINT_LIMITS } from '@feedback/contracts';
+import { WEBHOOK_ENDPOINT_LIMITS, isUuid } from '@feedback/contracts';
 import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import { RpcError } from '@feedback/messaging';
 import type { RpcCall } from '@feedback/messaging';
-import { postgresErrorCode } from '@feedback/database';
+import { decodeKeysetCursor, encodeKeysetCursor, postgresErrorCode } from '@feedback/database';
 import type { EventName, Plan } from '@feedback/contracts';
 import type { Prisma, PrismaClient, WebhookEndpoint } from '../generated/prisma/client.js';
 import type { EndpointUrlPolicy } from '../outbound/endpoint-url-policy.js';
@@ -36,6 +36,9 @@ function deletedMeanwhile(error: unknown): never {
   if ((error as { code?: unknown }).code === 'P2025') throw new RpcError('not_found', 'No such webhook endpoint for this app.');
   throw error;
 }
+
+/** An endpoint id a cursor may hold. */
+const isUuidText = (id: unknown): id is string => typeof id === 'string' && isUuid(id);
 
 /** PostgreSQL's lock_not_available. */
 const isLockTimeout = (error: unknown) => postgresErrorCode(error) === '55P03';
@@ -101,9 +104,24 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
       return { endpoint: endpointView(endpoint), signing_secret: secret };
     },
 
-    async list({ owner }: RpcRequest<'webhook-worker.listEndpoints'>): Promise<RpcResult<'webhook-worker.listEndpoints'>> {
-      const endpoints = await prisma.webhookEndpoint.findMany({ where: { teamId: owner.team_id, appId: owner.app_id }, orderBy: { createdAt: 'asc' } });
-      return { items: endpoints.map(endpointView) };
+    async list({ owner, cursor, limit = 50 }: RpcRequest<'webhook-worker.listEndpoints'>): Promise<RpcResult<'webhook-worker.listEndpoints'>> {
+      // Oldest first, from where the previous page ended: that place holds if its endpoint is
+      // deleted meanwhile, where a cursor naming the endpoint would have to start again.
+      const tag = `endpoints:${owner.team_id}:${owner.app_id}`;
+      const after = cursor === undefined ? undefined : decodeKeysetCursor(cursor, tag, isUuidText);
+      if (cursor !== undefined && !after) throw new RpcError('invalid_cursor', "This cursor is not from this app's list of endpoints; start again without it.");
+      const page = await prisma.webhookEndpoint.findMany({
+        where: {
+          teamId: owner.team_id,
+          appId: owner.app_id,
+          ...(after ? { OR: [{ createdAt: { gt: after.at } }, { createdAt: after.at, id: { gt: after.id } }] } : {}),
+        },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        take: limit + 1,
+      });
+      const items = page.slice(0, limit);
+      const last = items[items.length - 1];
+      return { items: items.map(endpointView), next_cursor: page.length > limit && last ? encodeKeysetCursor(tag, last.createdAt, last.id) : null };
     },
 
     async countForTeam({ team_id }: RpcRequest<'webhook-worker.countTeamEndpoints'>): Promise<RpcResult<'webhook-worker.countTeamEndpoints'>> {

@@ -18,7 +18,29 @@ function pathId(request: Request, param: 'endpointId' | 'deliveryId'): string {
   throw new ApiError('not_found', param === 'endpointId' ? 'No such webhook endpoint for this app.' : 'No such delivery for this endpoint.');
 }
 
-const HISTORY_PARAMETERS = ['cursor', 'limit', 'status', 'event'];
+/**
+ * Refuses a query parameter the list does not take, by name: a client still sending the
+ * history's old `before` would otherwise get the first page again and again.
+ */
+function refuseUnknownParameters(query: Request['query'], known: readonly string[], hint: string): void {
+  const unknown = Object.keys(query).find((name) => !known.includes(name));
+  if (unknown === undefined) return;
+  // The name is the client's, a key pasted as one included.
+  const name = redactText(unknown);
+  throw new ApiError('validation_failed', `Unknown query parameter "${name}": ${hint}.`, { field: `/${name}` });
+}
+
+/** A list's paging: `cursor`, the previous page's `next_cursor`, and `limit`, 1 to 100. */
+function pageParameters(query: Request['query']): { cursor?: string; limit?: number } {
+  const { cursor, limit } = query;
+  if (limit !== undefined && !(typeof limit === 'string' && /^\d{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 100)) {
+    throw new ApiError('validation_failed', 'limit must be a whole number from 1 to 100.', { field: '/limit' });
+  }
+  if (cursor !== undefined && !(typeof cursor === 'string' && cursor.length >= 1 && cursor.length <= 200)) {
+    throw new ApiError('invalid_cursor', 'The cursor is not one this list gave; start again without it.', { field: '/cursor' });
+  }
+  return { ...(cursor !== undefined ? { cursor: cursor as string } : {}), ...(limit !== undefined ? { limit: Number(limit) } : {}) };
+}
 
 /**
  * A filter of the delivery history: one value or several, separated by commas or given as the
@@ -35,33 +57,19 @@ function filterValues<T extends string>(name: string, raw: unknown, allowed: rea
   return values as T[];
 }
 
-/**
- * The delivery history's query: paging (`cursor`, `limit`) and filters (`status`, `event`).
- * Anything else is refused by name (a client still sending the old `before` would otherwise get
- * the first page again and again).
- */
+/** The endpoint list's query: paging only. */
+function endpointListQuery(query: Request['query']) {
+  refuseUnknownParameters(query, ['cursor', 'limit'], 'page with cursor and limit');
+  return pageParameters(query);
+}
+
+/** The delivery history's query: paging (`cursor`, `limit`) and filters (`status`, `event`). */
 function historyQuery(query: Request['query']) {
-  const unknown = Object.keys(query).find((name) => !HISTORY_PARAMETERS.includes(name));
-  if (unknown !== undefined) {
-    // The name is the client's, a key pasted as one included.
-    const name = redactText(unknown);
-    throw new ApiError('validation_failed', `Unknown query parameter "${name}": page with cursor and limit, filter with status and event.`, { field: `/${name}` });
-  }
-  const { cursor, limit } = query;
-  if (limit !== undefined && !(typeof limit === 'string' && /^\d{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 100)) {
-    throw new ApiError('validation_failed', 'limit must be a whole number from 1 to 100.', { field: '/limit' });
-  }
-  if (cursor !== undefined && !(typeof cursor === 'string' && cursor.length >= 1 && cursor.length <= 200)) {
-    throw new ApiError('invalid_cursor', "The cursor is not one this history gave; start again without it.", { field: '/cursor' });
-  }
+  refuseUnknownParameters(query, ['cursor', 'limit', 'status', 'event'], 'page with cursor and limit, filter with status and event');
+  const page = pageParameters(query);
   const status = filterValues('status', query['status'], DELIVERY_STATUSES);
   const event = filterValues('event', query['event'], EVENT_NAMES);
-  return {
-    ...(cursor !== undefined ? { cursor: cursor as string } : {}),
-    ...(limit !== undefined ? { limit: Number(limit) } : {}),
-    ...(status ? { status } : {}),
-    ...(event ? { event } : {}),
-  };
+  return { ...page, ...(status ? { status } : {}), ...(event ? { event } : {}) };
 }
 
 /**
@@ -88,7 +96,8 @@ export function webhooksRouter(context: RouteContext): Router {
   const deliveryId = (request: Request) => pathId(request, 'deliveryId');
 
   router.get('/apps/:appId/webhooks', async (request, response) => {
-    response.json(await call('webhook-worker.listEndpoints', { owner: await ownerOf(request) }, timeout));
+    const owner = await ownerOf(request);
+    response.json(await call('webhook-worker.listEndpoints', { owner, ...endpointListQuery(request.query) }, timeout));
   });
   router.post('/apps/:appId/webhooks', async (request, response) => {
     const owner = await ownerOf(request);
