@@ -64,13 +64,21 @@ export class AcknowledgedBroadcast {
       this.waiting.set(correlationId, { missing, done });
       if (missing.size === 0) done();
     });
-    await this.channel.publish(exchange, routingKey, Buffer.from(JSON.stringify(body)), {
-      correlationId,
-      replyTo: DIRECT_REPLY_TO,
-      contentType: 'application/json',
-      persistent: false,
-      timeout: options.timeoutMs,
-    });
+    // A publish that fails ends the wait (its timer would otherwise reject a promise nobody
+    // awaits any more, which stops the process).
+    acknowledged.catch(() => undefined);
+    try {
+      await this.channel.publish(exchange, routingKey, Buffer.from(JSON.stringify(body)), {
+        correlationId,
+        replyTo: DIRECT_REPLY_TO,
+        contentType: 'application/json',
+        persistent: false,
+        timeout: options.timeoutMs,
+      });
+    } catch (error) {
+      this.waiting.get(correlationId)?.done();
+      throw error;
+    }
     await acknowledged;
   }
 

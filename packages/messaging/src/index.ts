@@ -4,7 +4,7 @@ export { ConfirmedPublisher, UnroutableMessageError } from './publisher.js';
 export type { PublishOptions } from './publisher.js';
 export { startConsumer, consumeQueue, PermanentFailure } from './consumer.js';
 export type { Consumer, ConsumerOptions } from './consumer.js';
-export { serveRpc, RpcClient, RpcError, RpcNoServiceError, RpcTimeoutError } from './rpc.js';
+export { serveRpc, RpcClient, RpcClientClosedError, RpcError, RpcNoServiceError, RpcTimeoutError } from './rpc.js';
 export type { RpcCall, RpcHandlers, RpcServer } from './rpc.js';
 export { topologyNames, declareExchanges, QUORUM_QUEUE } from './topology.js';
 export type { TopologyNames } from './topology.js';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { defineContract } from '@feedback/contracts';
 import { createLogger } from '@feedback/logging';
-import { TcpProxy, createTestNamespace, deleteBrokerObjects, eventually } from '@feedback/test-support';
+import { TcpProxy, createTestNamespace, deleteBrokerObjects, eventually, freePort } from '@feedback/test-support';
 import amqplib from 'amqplib';
 import type { ConfirmChannel } from 'amqplib';
 import winston from 'winston';
 import { Registry } from 'prom-client';
-import { Broker, ConfirmedPublisher, QUORUM_QUEUE, RpcClient, RpcError, RpcNoServiceError, RpcTimeoutError, UnroutableMessageError, declareExchanges, serveRpc, startConsumer, topologyNames } from './index.js';
+import { AcknowledgedBroadcast, Broker, ConfirmedPublisher, QUORUM_QUEUE, RpcClient, RpcClientClosedError, RpcError, RpcNoServiceError, RpcTimeoutError, UnroutableMessageError, declareExchanges, serveRpc, startConsumer, topologyNames } from './index.js';
 
 const amqpUrl = process.env['TEST_AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672';
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
@@ -134,6 +134,40 @@ describe('messaging over a real broker', () => {
       await client.close();
       await (await connection.createChannel()).deleteQueue(lonely.rpcQueue('authority'));
       await connection.close();
+    }
+  });
+
+  it('ends the calls still waiting when their client closes, rather than leave their callers waiting for ever', async () => {
+    const lonely = topologyNames(createTestNamespace());
+    const connection = await amqplib.connect(amqpUrl);
+    const client = new RpcClient(broker, logger, { names: lonely, timeoutMs: 60_000 });
+    try {
+      await (await connection.createChannel()).assertQueue(lonely.rpcQueue('authority'), QUORUM_QUEUE);
+      const call = client.call('authority.verifySecretKey', { key_hash: 'a'.repeat(64) });
+      await client.close();
+      await expect(call).rejects.toBeInstanceOf(RpcClientClosedError);
+      await expect(call).rejects.toMatchObject({ code: 'rpc_timeout' });
+    } finally {
+      await (await connection.createChannel()).deleteQueue(lonely.rpcQueue('authority'));
+      await connection.close();
+    }
+  });
+
+  it('fails a broadcast whose publish fails, and leaves no wait behind that would stop the process', async () => {
+    const unreachable = Broker.connect({ url: `amqp://guest:guest@127.0.0.1:${await freePort()}`, connectionName: 'unreachable', logger, reconnectSeconds: 0.2 });
+    const broadcast = new AcknowledgedBroadcast(unreachable, { name: 'broadcast' });
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    try {
+      await expect(broadcast.send(names.authorityEvents, 'probe', {}, { expectedReceivers: ['api-1'], timeoutMs: 200 })).rejects.toThrow();
+      // Past the acknowledgements' own time limit.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', note);
+      await broadcast.close();
+      await unreachable.close();
     }
   });
 

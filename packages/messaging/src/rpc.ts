@@ -49,6 +49,18 @@ export class RpcNoServiceError extends RpcTimeoutError {
   }
 }
 
+/**
+ * The client closed (its process is stopping) before the answer came: the call ends now rather
+ * than never. A kind of timeout to callers, who answer both alike.
+ */
+export class RpcClientClosedError extends RpcTimeoutError {
+  override readonly name = 'RpcClientClosedError';
+  constructor(method: string) {
+    super(method, 0);
+    this.message = `${method}: no answer before this caller closed its RPC client`;
+  }
+}
+
 const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
 
 /**
@@ -209,6 +221,7 @@ export function serveRpc(
 }
 
 interface Pending {
+  method: string;
   resolve(reply: RpcReply): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
@@ -274,7 +287,7 @@ export class RpcClient {
         this.pending.delete(correlationId);
         reject(new RpcTimeoutError(method, timeoutMs));
       }, timeoutMs);
-      this.pending.set(correlationId, { resolve, reject, timer });
+      this.pending.set(correlationId, { method, resolve, reject, timer });
     });
     this.channel
       .publish('', this.options.names.rpcQueue(serviceOf(method)), Buffer.from(JSON.stringify(request)), {
@@ -314,6 +327,7 @@ export class RpcClient {
     for (const [id, pending] of this.pending) {
       clearTimeout(pending.timer);
       this.pending.delete(id);
+      pending.reject(new RpcClientClosedError(pending.method));
     }
     await this.channel.close();
   }
