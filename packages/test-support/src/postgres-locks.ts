@@ -10,6 +10,8 @@ export async function untilSomeoneWaitsOn(holder: pg.Client, what = 'another ses
   const holderPid = rows[0]!.pid;
   await eventually(
     async () => {
+      // Within the holder's transaction, pg_stat_activity is read once and kept: read it afresh.
+      await holder.query('SELECT pg_stat_clear_snapshot()');
       const waiting = await holder.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [holderPid]);
       return waiting.rows[0]!.n >= 1 ? true : undefined;
     },

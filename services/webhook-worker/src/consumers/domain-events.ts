@@ -31,6 +31,7 @@ export async function recordErasure(prisma: PrismaClient, erasure: UserErased): 
     data: [{ appId: erasure.app_id, userHash: erasure.user_hash, erasedAt: new Date(erasure.created_at) }],
     skipDuplicates: true,
   });
+  await awaitDeliveryWriters(prisma);
   const named = await prisma.$queryRaw<Array<{ id: string }>>`
     SELECT id FROM webhooks.deliveries
     WHERE app_id = ${erasure.app_id}
@@ -43,6 +44,23 @@ export async function recordErasure(prisma: PrismaClient, erasure: UserErased): 
     prisma.delivery.updateMany({ where: { id: { in: ids } }, data: { payload: ERASED_PAYLOAD } }),
     prisma.delivery.updateMany({ where: { id: { in: ids }, status: { in: ['pending', 'retrying'] } }, data: { status: 'withheld' } }),
     prisma.deliveryAttempt.updateMany({ where: { deliveryId: { in: ids } }, data: { responseBodyStart: null } }),
+  ]);
+}
+
+/**
+ * Returns once every transaction that was writing deliveries when the erasure was recorded has
+ * ended: a fan-out under way then (its statement could not see the erasure) has committed its
+ * deliveries, so the search that follows finds them; one that starts later sees the erasure and
+ * withholds them. Without it, such a delivery kept the user's payload for its whole history.
+ *
+ * A lock that conflicts with writers, taken and let go at once; new writers wait behind it only
+ * as long as the oldest one takes. It is given up after a second (a long transaction on the
+ * table), and the erasure, requeued, runs again.
+ */
+async function awaitDeliveryWriters(prisma: PrismaClient): Promise<void> {
+  await prisma.$transaction([
+    prisma.$executeRaw`SET LOCAL lock_timeout = '1s'`,
+    prisma.$executeRaw`LOCK TABLE webhooks.deliveries IN SHARE MODE`,
   ]);
 }
 
