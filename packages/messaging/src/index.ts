@@ -16,6 +16,7 @@ export {
   ATTEMPT_HEADER,
   MANUAL_HEADER,
   THROTTLED_HEADER,
+  GIVEN_BEFORE_HEADER,
   webhookQueueNames,
   throttleFor,
   declareWebhookTopology,

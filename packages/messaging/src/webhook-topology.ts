@@ -23,6 +23,13 @@ export const PRODUCTION_THROTTLE_DELAYS_MS = [1000, 5000, 30_000] as const;
 export const THROTTLED_HEADER = 'x-feedback-throttled';
 
 /**
+ * Set on an attempt handed on after its handling failed midway (FanOut): it may have been made
+ * and recorded without what follows it being queued, so it is treated as a message the broker
+ * gave before, whose follow-up is queued again if its attempt is recorded.
+ */
+export const GIVEN_BEFORE_HEADER = 'x-feedback-given-before';
+
+/**
  * Names of the delivery queues. Each retry queue carries its delay in its name, so a changed
  * schedule never collides with an existing queue's arguments.
  */

@@ -119,7 +119,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     prefetch: config.deliveryPrefetch,
     climbAfterPerSecond: config.throttleClimbPerSecond,
   });
-  const fanOut = new FanOut({ pool, publisher, queues, attempts, metrics });
+  const fanOut = new FanOut({ pool, publisher, queues, attempts, metrics, logger });
   const events = consumeDomainEvents({
     broker,
     names,

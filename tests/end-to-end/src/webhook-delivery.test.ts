@@ -1,11 +1,13 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import amqplib from 'amqplib';
+import { topologyNames } from '@feedback/messaging';
 import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
 import type { ReceivedRequest } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
 import { AMQP_URL, startSystem } from './system.js';
+import { SecretBox } from '../../../services/webhook-worker/src/endpoints/signing-secrets.js';
 import { readWorkerConfig } from '../../../services/webhook-worker/src/service.js';
 import type { RunningSystem } from './system.js';
 
@@ -241,6 +243,36 @@ describe('an endpoint deleted while its attempt is in flight', () => {
     expect(newcomer.received).toHaveLength(0);
     expect(leaving.received).toHaveLength(1);
   });
+});
+
+describe('an endpoint whose signing secret no configured key opens', () => {
+  it('holds back only its own deliveries: the event is handled once, the others get theirs once, and it goes once its secret is rotated', async () => {
+    const healthy = await receiver();
+    const locked = await receiver();
+    await endpointFor(healthy, ['suggestion.created']);
+    const { id: lockedId } = await endpointFor(locked, ['suggestion.created']);
+    // Sealed under a key this worker was never given.
+    const sealedElsewhere = new SecretBox(randomBytes(32).toString('base64')).seal('whsec_elsewhere');
+    await system.worker.prisma.webhookEndpoint.update({ where: { id: lockedId }, data: { secretEncrypted: sealedElsewhere } });
+    const logsBefore = system.logs.length;
+    await suggest('One endpoint locked out');
+    await eventually(() => (healthy.received.length === 1 ? true : undefined), { what: 'the healthy endpoint\'s delivery' });
+    // Long enough for the event to come back twice, had it been sent back (a second's pause each).
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const eventsQueue = topologyNames(system.namespace).workerDomainEventsQueue;
+    const logs = system.logs.slice(logsBefore);
+    expect(logs.filter((line) => line.includes('will be redelivered') && line.includes(`"queue":"${eventsQueue}"`))).toEqual([]);
+    // The locked endpoint's first attempt went on through the deliver queue, where it waits alone.
+    expect(logs.filter((line) => line.includes('first attempt failed midway'))).toHaveLength(1);
+    expect(healthy.received).toHaveLength(1);
+    expect(locked.received).toHaveLength(0);
+
+    const rotated = await call<{ signing_secret: string }>(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${lockedId}/rotate-secret`, { token: owner.token });
+    const [arrived] = await eventually(() => (locked.received.length >= 1 ? locked.received : undefined), { what: 'the held delivery, once the secret opens', timeoutMs: 15_000 });
+    expect(verify(arrived!, rotated.body.signing_secret)).toBe(true);
+    expect(arrived!.headers['x-service-delivery']).toEqual(expect.any(String));
+    expect(healthy.received).toHaveLength(1);
+  }, 30_000);
 });
 
 describe('a slow endpoint', () => {

@@ -1,7 +1,7 @@
 import type { ConsumeMessage } from 'amqplib';
 import { deliveryMessageContract } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
-import { ATTEMPT_HEADER, MANUAL_HEADER, PermanentFailure, THROTTLED_HEADER, declareWebhookTopology, startConsumer, throttleFor } from '@feedback/messaging';
+import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, PermanentFailure, THROTTLED_HEADER, declareWebhookTopology, startConsumer, throttleFor } from '@feedback/messaging';
 import type { Broker, ConfirmedPublisher, Consumer, WebhookQueueNames } from '@feedback/messaging';
 import type { AttemptMaker } from './attempt-maker.js';
 import type { AttemptStore } from './attempt-store.js';
@@ -61,13 +61,14 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     // Only a message made by hand could carry another: it breaks the contract, and is rejected.
     if (!Number.isSafeInteger(number) || number < 1) throw new PermanentFailure(`${ATTEMPT_HEADER} is not an attempt number`);
     const manual = raw.properties.headers?.[MANUAL_HEADER] === true;
+    const givenBefore = raw.fields.redelivered || raw.properties.headers?.[GIVEN_BEFORE_HEADER] === true;
     const delivery = await store.load(message.delivery_id);
     // Gone: its endpoint was deleted, or its history outlived DELIVERY_HISTORY_RETENTION_DAYS.
     if (!delivery) return;
     if (delivery.attempts >= number) {
-      // This attempt is already recorded: a duplicate, with nothing to do, unless the broker gave
-      // this message before.
-      if (raw.fields.redelivered) await attempts.followUpAgain(delivery, number);
+      // This attempt is already recorded: a duplicate, with nothing to do, unless this message
+      // was given before.
+      if (givenBefore) await attempts.followUpAgain(delivery, number);
       return;
     }
     // Settled: no more automatic attempts. A redelivery by hand may still find it delivered or
@@ -77,7 +78,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     if (delivery.status === 'withheld') return;
     const settled = delivery.status === 'delivered' || delivery.status === 'abandoned' || delivery.status === 'cancelled';
     if (!manual && (settled || (delivery.status === 'pending' && delivery.attempts > 0))) return;
-    if (await attempts.make(delivery, number, { manual, redelivered: raw.fields.redelivered })) return;
+    if (await attempts.make(delivery, number, { manual, redelivered: givenBefore })) return;
     const incoming = raw.properties.headers;
     if (attempts.stopped) {
       const { queue, headers } = handOff(queues, incoming, number, manual, { shuttingDown: true });

@@ -1,8 +1,9 @@
 import type DataLoader from 'dataloader';
 import type pg from 'pg';
 import type { DomainEvent } from '@feedback/contracts';
+import type { Logger } from '@feedback/logging';
 import type { ConfirmedPublisher, WebhookQueueNames } from '@feedback/messaging';
-import { ATTEMPT_HEADER } from '@feedback/messaging';
+import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER } from '@feedback/messaging';
 import type { WebhookMetrics } from './webhook-metrics.js';
 import type { AttemptMaker } from './attempt-maker.js';
 import { ATTEMPT_TARGET_COLUMNS, attemptTargetOf } from './attempt-store.js';
@@ -15,6 +16,7 @@ export interface FanOutOptions {
   queues: WebhookQueueNames;
   attempts: AttemptMaker;
   metrics: WebhookMetrics;
+  logger: Logger;
   /** Most events one statement carries. Default: 200. */
   maxBatchSize?: number;
 }
@@ -95,24 +97,46 @@ export class FanOut {
   /** Handles one event; `redelivered` says the broker gave it before (a worker lost it midway). */
   async take(event: DomainEvent, redelivered: boolean): Promise<FanOutResult> {
     const { first, deliveries } = await this.loader.load(event);
-    const { attempts, publisher, queues } = this.options;
+    const { attempts } = this.options;
     let attempted = 0;
-    await Promise.all(
-      deliveries.map((delivery) => {
+    // Each delivery's outcome on its own: one that fails must neither send the event back with
+    // the others' attempts still under way (they would be made again), nor have the others'
+    // retries queued again each time the event returned.
+    const outcomes = await Promise.allSettled(
+      deliveries.map(async (delivery) => {
         if (delivery.attempts === 0 && delivery.status === 'pending') {
           attempted += 1;
-          return attempts.make(delivery, 1, { manual: false, redelivered, fromEvent: true }).then(async (made) => {
-            if (made) return;
-            this.options.metrics.handedOff.inc();
-            await publisher.sendToQueue(queues.deliver, { delivery_id: delivery.id }, { messageId: delivery.id, headers: { [ATTEMPT_HEADER]: 1 } });
-          });
+          if (await attempts.make(delivery, 1, { manual: false, redelivered, fromEvent: true })) return;
+          this.options.metrics.handedOff.inc();
+          await this.handOn(delivery.id, false);
+          return;
         }
         // A first attempt recorded by a worker that lost this event before acknowledging it.
-        if (redelivered) return attempts.followUpAgain(delivery, 1);
-        return undefined;
+        if (redelivered) await attempts.followUpAgain(delivery, 1);
+      }),
+    );
+    // A failure midway (a secret no key opens, the database or the broker away for a moment):
+    // that delivery goes on through the deliver queue, where it waits alone if it keeps failing.
+    // Only if that fails too does the event go back to its queue.
+    await Promise.all(
+      outcomes.map((outcome, n) => {
+        if (outcome.status === 'fulfilled') return undefined;
+        const delivery = deliveries[n]!;
+        this.options.logger.warn('first attempt failed midway; handed to the deliver queue', { deliveryId: delivery.id, endpointId: delivery.endpointId, error: outcome.reason });
+        return this.handOn(delivery.id, true);
       }),
     );
     return { first, attempted };
+  }
+
+  /**
+   * Sends a first attempt through the deliver queue; `givenBefore` when it may have been made and
+   * recorded already (GIVEN_BEFORE_HEADER).
+   */
+  private async handOn(deliveryId: string, givenBefore: boolean): Promise<void> {
+    const { publisher, queues } = this.options;
+    const headers = { [ATTEMPT_HEADER]: 1, ...(givenBefore ? { [GIVEN_BEFORE_HEADER]: true } : {}) };
+    await publisher.sendToQueue(queues.deliver, { delivery_id: deliveryId }, { messageId: deliveryId, headers });
   }
 
   private async fanOutMany(events: readonly DomainEvent[]): Promise<EventDeliveries[]> {
