@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isUuid } from '@feedback/contracts';
 import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import { ATTEMPT_HEADER, MANUAL_HEADER, RpcError } from '@feedback/messaging';
-import type { ConfirmedPublisher, WebhookQueueNames } from '@feedback/messaging';
+import type { ConfirmedPublisher, RpcCall, WebhookQueueNames } from '@feedback/messaging';
 import type { Delivery, DeliveryAttempt, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { findOwnedEndpoint } from '../endpoints/endpoint-commands.js';
 import { isErasedPayload } from './erased-payload.js';
@@ -38,6 +38,9 @@ const attemptView = (attempt: DeliveryAttempt) => ({
  */
 const MAX_TEST_DELIVERIES_IN_PROGRESS = 5;
 
+/** The longest a redelivery waits for the broker to confirm its attempt is queued. */
+const REDELIVERY_CONFIRM_MS = 5_000;
+
 /** Send test, delivery history and redelivery, answered over RPC for the dashboard. */
 export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPublisher, queues: WebhookQueueNames) {
   const ownedEndpoint = (owner: Owner, endpointId: string) => findOwnedEndpoint(prisma, owner, endpointId);
@@ -47,8 +50,12 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
     if (!delivery) throw new RpcError('not_found', 'No such delivery for this endpoint.');
     return delivery;
   }
-  const queue = (id: string, attempt: number, manual = false) =>
-    publisher.sendToQueue(queues.deliver, { delivery_id: id }, { messageId: id, headers: { [ATTEMPT_HEADER]: attempt, ...(manual ? { [MANUAL_HEADER]: true } : {}) } });
+  const queue = (id: string, attempt: number, manual = false, timeoutMs?: number) =>
+    publisher.sendToQueue(queues.deliver, { delivery_id: id }, {
+      messageId: id,
+      headers: { [ATTEMPT_HEADER]: attempt, ...(manual ? { [MANUAL_HEADER]: true } : {}) },
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    });
 
   return {
     /** A webhook.ping for this endpoint alone, on the usual schedule; author and sender are the member who pressed Send test. */
@@ -139,9 +146,14 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
      * pending in one transaction: a publish that fails leaves it as it was, a second press waits
      * and finds it in progress, and the worker's record or withhold of that attempt (an update of
      * the same row) lands after the commit, never before it.
+     *
+     * The broker's confirm is awaited for less than the transaction may last (and than the caller
+     * waits): confirmed after a rollback, the attempt would be made while the member was told the
+     * redelivery failed, and pressing again would make a second.
      */
-    async redeliver(request: RpcRequest<'webhook-worker.redeliver'>): Promise<RpcResult<'webhook-worker.redeliver'>> {
+    async redeliver(request: RpcRequest<'webhook-worker.redeliver'>, call: RpcCall): Promise<RpcResult<'webhook-worker.redeliver'>> {
       const { id } = await ownedDelivery(request.owner, request.endpoint_id, request.delivery_id);
+      const confirmWithinMs = Math.max(100, Math.min(REDELIVERY_CONFIRM_MS, call.remainingMs() - 1_000));
       const updated = await prisma.$transaction(async (tx) => {
         await tx.$executeRaw`SELECT 1 FROM webhooks.deliveries WHERE id = ${id}::uuid FOR UPDATE`;
         const delivery = await tx.delivery.findUnique({ where: { id } });
@@ -154,9 +166,10 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
         if (delivery.status === 'pending' || delivery.status === 'retrying') {
           throw new RpcError('delivery_in_progress', 'This delivery is still being attempted; redeliver it once it has settled.');
         }
-        await queue(id, delivery.attempts + 1, true);
+        await queue(id, delivery.attempts + 1, true, confirmWithinMs);
         return tx.delivery.update({ where: { id }, data: { status: 'pending' } });
-      });
+        // Room for the lock, the reads and the update around the publish.
+      }, { timeout: confirmWithinMs + 3_000 });
       return deliveryView(updated);
     },
   };
