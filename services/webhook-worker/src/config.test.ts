@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '@feedback/config';
 import { PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS } from '@feedback/messaging';
+import { testCertificates } from '@feedback/test-support';
 import { readWorkerConfig } from './config.js';
 
 const required = {
@@ -15,6 +19,22 @@ describe('readWorkerConfig', () => {
     const { config } = readWorkerConfig(required);
     expect(config.allowedPrivateHosts).toEqual([]);
     expect(config.extraCaFile).toBe('');
+  });
+
+  it('refuses an extra CA file that cannot be read or holds no certificate, naming the variable', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'worker-config-'));
+    try {
+      const notPem = join(directory, 'not.pem');
+      writeFileSync(notPem, 'hello');
+      for (const path of [join(directory, 'missing.pem'), notPem]) {
+        expect(() => readWorkerConfig({ ...required, WEBHOOK_EXTRA_CA_FILE: path })).toThrow(ConfigError);
+        expect(() => readWorkerConfig({ ...required, WEBHOOK_EXTRA_CA_FILE: path })).toThrow(/WEBHOOK_EXTRA_CA_FILE/);
+      }
+      const caFile = testCertificates().caFile;
+      expect(readWorkerConfig({ ...required, WEBHOOK_EXTRA_CA_FILE: caFile }).config.extraCaFile).toBe(caFile);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('reads previous signing-secret keys as a list, none by default, and names a bad one by position without showing it', () => {

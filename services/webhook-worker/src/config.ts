@@ -1,3 +1,5 @@
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { ConfigError, base64Key, base64Keys, integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
 import { databasePoolSizeVariable } from '@feedback/database';
 
@@ -85,6 +87,25 @@ export interface WorkerConfig {
 
 const MAX_QUEUE_TTL_MS = 2 ** 32 - 1;
 
+/**
+ * A CA file is read when the sender is built, after migrations and the broker: one that cannot be
+ * read, or holds no certificate, is a configuration error named at once instead.
+ */
+function checkCertificateFile(name: string, path: string): void {
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`${name} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message} (${path})`]);
+  }
+  try {
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no PEM certificate');
+    new X509Certificate(pem);
+  } catch {
+    throw new ConfigError([`${name} must be a PEM certificate file (${path})`]);
+  }
+}
+
 export function readWorkerConfig(env: Record<string, string | undefined> = process.env) {
   const loaded = loadConfig(workerEnvironment, env);
   const v = loaded.values;
@@ -101,6 +122,7 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
       `WEBHOOK_THROTTLE_DELAYS_MS must be one to ten whole numbers of milliseconds from 1 to ${MAX_QUEUE_TTL_MS}, got "${throttles.join(',')}"`,
     ]);
   }
+  if (v.WEBHOOK_EXTRA_CA_FILE) checkCertificateFile('WEBHOOK_EXTRA_CA_FILE', v.WEBHOOK_EXTRA_CA_FILE);
   const config: WorkerConfig = {
     databaseUrl: v.DATABASE_URL,
     databasePoolSize: v.DATABASE_POOL_SIZE,

@@ -2,8 +2,6 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import type { AttemptSlots } from './attempt-maker.js';
 import type { Registry } from 'prom-client';
 
-export type AttemptKind = 'first' | 'retry' | 'manual';
-
 /**
  * What the worker counts for operators (`/metrics` on its health port): events taken, attempts by
  * outcome and kind with their durations, how deliveries settle, and the attempts in flight and
