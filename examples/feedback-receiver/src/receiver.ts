@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Express } from 'express';
 import type { Suggestion, Ticket } from '@feedback/api-client';
-import { asKnownEvent, recoverMissedWebhooks, shouldNotifyAuthor, webhookMiddleware } from '@feedback/webhook-receiver';
+import { RecoveryError, asKnownEvent, recoverMissedWebhooks, shouldNotifyAuthor, webhookMiddleware } from '@feedback/webhook-receiver';
 import type { IdempotencyStore, RecoveryResult, RecoverySource, UnknownWebhookEvent, WebhookEvent } from '@feedback/webhook-receiver';
 import type { Checkpoint } from './checkpoint.js';
 import type { KnownStatuses } from './known-statuses.js';
@@ -129,6 +129,10 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         // the change's webhook, when its retry comes, still tells it.
         await statuses.observed('ticket', ticket.id, ticket.status, ticket.updated_at);
       },
+    }).catch(async (error: unknown) => {
+      // What was handled before a failure counts: the next sweep starts from there.
+      if (error instanceof RecoveryError) await checkpoint.advance(error.checkpoint);
+      throw error;
     });
     // Moved by the service's own times (or, before a list has brought anything, kept where it
     // was): this machine's clock may be ahead of the service's.

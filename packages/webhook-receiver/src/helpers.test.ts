@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { recoverMissedWebhooks } from './recover-missed-webhooks.js';
+import { RecoveryError, recoverMissedWebhooks } from './recover-missed-webhooks.js';
 import type { RecoveryCheckpoint } from './recover-missed-webhooks.js';
 import { shouldNotifyAuthor } from './should-notify-author.js';
 
@@ -97,19 +97,30 @@ describe('recoverMissedWebhooks', () => {
     ).rejects.toThrow(TypeError);
   });
 
-  it('stops at the first handler failure, so the sweep can be run again from the same point', async () => {
+  it('keeps what was handled before a failure: the error carries the checkpoint, and the other list is swept all the same', async () => {
     const starts: Date[] = [];
-    const items = [{ updated_at: '2026-11-22T10:00:00.000Z' }];
-    await expect(
-      recoverMissedWebhooks({
-        since: new Date('2026-11-22T10:00:00.000Z'),
-        source: { suggestions: pagedSource(items, starts), tickets: pagedSource(items, starts) },
-        onSuggestion: () => {
-          throw new Error('down');
-        },
-        onTicket: () => undefined,
-        overlapMs: 0,
-      }),
-    ).rejects.toThrow('down');
+    const suggestions = ['10:01:00', '10:02:00', '10:03:00'].map((time, id) => ({ id, updated_at: `2026-11-22T${time}.000Z` }));
+    const tickets = [{ id: 9, updated_at: '2026-11-22T10:05:00.000Z' }];
+    const seen: string[] = [];
+    const down = new Error('down');
+    const failed = await recoverMissedWebhooks({
+      since: new Date('2026-11-22T10:00:00.000Z'),
+      source: { suggestions: pagedSource(suggestions, starts), tickets: pagedSource(tickets, starts) },
+      onSuggestion: (suggestion) => {
+        if (suggestion.id === 2) throw down;
+        seen.push(`s${suggestion.id}`);
+      },
+      onTicket: (ticket) => void seen.push(`t${ticket.id}`),
+      overlapMs: 0,
+    }).catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(RecoveryError);
+    expect(failed).toMatchObject({
+      cause: down,
+      failures: [{ list: 'suggestions', error: down }],
+      handled: { suggestions: 2, tickets: 1 },
+      // The failing suggestion (10:03) comes again next time; the ticket is not read again.
+      checkpoint: { suggestions: '2026-11-22T10:02:00.000Z', tickets: '2026-11-22T10:05:00.000Z' },
+    });
+    expect(seen).toEqual(['s0', 's1', 't9']);
   });
 });

@@ -1,6 +1,6 @@
 export { parseEvent, constructEvent, asKnownEvent, WebhookPayloadError } from './parse-event.js';
 export type { EventOf, WebhookEvent, UnknownWebhookEvent, EventName } from './events.js';
-export { UnmarkedDeliveryError, createWebhookHandler } from './webhook-handler.js';
+export { IdempotencyStoreError, UnmarkedDeliveryError, createWebhookHandler } from './webhook-handler.js';
 export type { WebhookHandler, WebhookHandlerOptions, IncomingWebhook, WebhookAnswer } from './webhook-handler.js';
 export { webhookMiddleware } from './express-middleware.js';
 export type { WebhookMiddlewareOptions } from './express-middleware.js';
@@ -11,5 +11,5 @@ export type { MemoryIdempotencyStoreOptions } from './memory-idempotency-store.j
 export { PostgresIdempotencyStore } from './postgres-idempotency-store.js';
 export type { PostgresIdempotencyStoreOptions, Queryable } from './postgres-idempotency-store.js';
 export { shouldNotifyAuthor } from './should-notify-author.js';
-export { recoverMissedWebhooks } from './recover-missed-webhooks.js';
+export { RecoveryError, recoverMissedWebhooks } from './recover-missed-webhooks.js';
 export type { RecoveryCheckpoint, RecoveryOptions, RecoveryResult, RecoverySource, UpdatedRecord } from './recover-missed-webhooks.js';

@@ -7,6 +7,8 @@ interface Manifest {
   private?: boolean;
   license?: string;
   files?: string[];
+  main?: string;
+  types?: string;
   exports?: Record<string, { types?: string; default?: string }>;
   dependencies?: Record<string, string>;
 }
@@ -30,6 +32,8 @@ describe('the published packages', () => {
     expect(manifest.license).toBe('MIT');
     expect(manifest.files).toContain('dist');
     expect(manifest.exports?.['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
+    // For TypeScript resolving as Node 10 did, which reads no `exports`.
+    expect({ main: manifest.main, types: manifest.types }).toEqual({ main: './dist/index.js', types: './dist/index.d.ts' });
   });
 
   it('leave the validators out of a receiver: the webhook receiver reads the events entry of the contracts, not their index', () => {

@@ -47,22 +47,48 @@ export interface RecoveryResult {
 }
 
 /**
+ * A sweep failed part of the way (a handler threw, or a list could not be read: `failures`, the
+ * first as `cause`). What was handled before the failure counts: `checkpoint` holds it, so keep
+ * it and pass it back as `since`, as after a sweep that succeeded. A list that failed does not
+ * keep the other from being swept.
+ */
+export class RecoveryError extends Error {
+  override readonly name = 'RecoveryError';
+  constructor(
+    readonly checkpoint: RecoveryCheckpoint,
+    readonly failures: ReadonlyArray<{ list: keyof RecoveryCheckpoint; error: unknown }>,
+    /** Items handed over before the failures, by list. */
+    readonly handled: { suggestions: number; tickets: number },
+  ) {
+    const first = failures[0]!;
+    super(
+      `recovery failed in ${failures.map((failure) => failure.list).join(' and ')}: ${first.error instanceof Error ? first.error.message : String(first.error)} (keep this error's checkpoint and sweep again from it)`,
+      { cause: first.error },
+    );
+  }
+}
+
+/**
  * Sweeps one list from `since` less the overlap, handing each item over in order; answers how
- * many came and the latest `updated_at` among them (`since` itself when none came).
+ * many came and the latest `updated_at` among those handled (`since` itself when none came), and
+ * what failed, if anything did, with the progress made before it.
  */
 async function sweepList<R extends UpdatedRecord>(
   list: { listUpdatedSince(since: Date): AsyncIterable<R> },
   since: string,
   overlapMs: number,
   handle: (item: R) => Promise<void> | void,
-) {
-  if (Number.isNaN(Date.parse(since))) throw new TypeError(`not a checkpoint: ${JSON.stringify(since)} is no time`);
+): Promise<{ count: number; latest: string; error?: { error: unknown } }> {
   let latest = since;
   let count = 0;
-  for await (const item of list.listUpdatedSince(new Date(Date.parse(since) - overlapMs))) {
-    await handle(item);
-    if (Date.parse(item.updated_at) > Date.parse(latest)) latest = item.updated_at;
-    count += 1;
+  try {
+    for await (const item of list.listUpdatedSince(new Date(Date.parse(since) - overlapMs))) {
+      await handle(item);
+      if (Date.parse(item.updated_at) > Date.parse(latest)) latest = item.updated_at;
+      count += 1;
+    }
+  } catch (error) {
+    return { count, latest, error: { error } };
   }
   return { count, latest };
 }
@@ -71,13 +97,23 @@ async function sweepList<R extends UpdatedRecord>(
  * Catches up with what webhooks did not bring (specification section 4): sweeps both lists
  * through every page from where each got to, minus the overlap, and hands each item to your
  * handler in order. An item changed during the sweep can come twice. Run at start-up and
- * periodically.
+ * periodically. A failure in one list stops that list only; the sweep then throws a
+ * `RecoveryError` carrying the checkpoint of what was handled.
  */
 export async function recoverMissedWebhooks<S extends UpdatedRecord, T extends UpdatedRecord>(options: RecoveryOptions<S, T>): Promise<RecoveryResult> {
   const since: RecoveryCheckpoint =
     options.since instanceof Date ? { suggestions: options.since.toISOString(), tickets: options.since.toISOString() } : options.since;
+  for (const list of ['suggestions', 'tickets'] as const) {
+    if (Number.isNaN(Date.parse(since[list]))) throw new TypeError(`not a checkpoint: ${JSON.stringify(since[list])} is no time`);
+  }
   const overlapMs = options.overlapMs ?? 60_000;
   const suggestions = await sweepList(options.source.suggestions, since.suggestions, overlapMs, (item) => options.onSuggestion(item));
   const tickets = await sweepList(options.source.tickets, since.tickets, overlapMs, (item) => options.onTicket(item));
-  return { suggestions: suggestions.count, tickets: tickets.count, checkpoint: { suggestions: suggestions.latest, tickets: tickets.latest } };
+  const checkpoint = { suggestions: suggestions.latest, tickets: tickets.latest };
+  const failures = [
+    ...(suggestions.error ? [{ list: 'suggestions' as const, error: suggestions.error.error }] : []),
+    ...(tickets.error ? [{ list: 'tickets' as const, error: tickets.error.error }] : []),
+  ];
+  if (failures.length > 0) throw new RecoveryError(checkpoint, failures, { suggestions: suggestions.count, tickets: tickets.count });
+  return { suggestions: suggestions.count, tickets: tickets.count, checkpoint };
 }

@@ -8,7 +8,7 @@ import { webhookMiddleware } from './express-middleware.js';
 import { MemoryIdempotencyStore } from './memory-idempotency-store.js';
 import { asKnownEvent, constructEvent, parseEvent } from './parse-event.js';
 import type { UnknownWebhookEvent, WebhookEvent } from './events.js';
-import { UnmarkedDeliveryError, createWebhookHandler } from './webhook-handler.js';
+import { IdempotencyStoreError, UnmarkedDeliveryError, createWebhookHandler } from './webhook-handler.js';
 
 const secret = 'whsec_receiver_test_secret_0123456789abcdefghij';
 const ada = { external_id: 'user-ada', name: 'Ada' };
@@ -155,6 +155,29 @@ describe('createWebhookHandler', () => {
     expect(seen).toHaveLength(1);
     expect(seen[0]).toBeInstanceOf(UnmarkedDeliveryError);
     expect((seen[0] as Error).cause).toBe(unavailable);
+  });
+
+  it('answers 503 store_unavailable, without calling the handler, when the store cannot claim the delivery; and 500 when it cannot release a failed one', async () => {
+    const store = new MemoryIdempotencyStore();
+    const unavailable = new Error('connection refused');
+    store.claim = () => Promise.reject(unavailable);
+    const seen: unknown[] = [];
+    let calls = 0;
+    const handler = createWebhookHandler({ secret, idempotencyStore: store, onEvent: () => void (calls += 1), onError: (error) => void seen.push(error) });
+    const body = envelope('1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e');
+    expect(await handler.handle({ rawBody: body, headers: signed(body) })).toMatchObject({ status: 503, body: { error: 'store_unavailable' } });
+    expect(calls).toBe(0);
+    expect(seen).toEqual([expect.any(IdempotencyStoreError)]);
+    expect(seen[0]).toMatchObject({ step: 'claim', cause: unavailable });
+
+    const releasing = new MemoryIdempotencyStore();
+    releasing.release = () => Promise.reject(unavailable);
+    const failed = new Error('handler down');
+    const reported: unknown[] = [];
+    const failing = createWebhookHandler({ secret, idempotencyStore: releasing, onEvent: () => Promise.reject(failed), onError: (error) => void reported.push(error) });
+    expect(await failing.handle({ rawBody: body, headers: signed(body) })).toMatchObject({ status: 500, body: { error: 'handler_failed' } });
+    expect(reported).toEqual([failed, expect.any(IdempotencyStoreError)]);
+    expect(reported[1]).toMatchObject({ step: 'release', cause: unavailable });
   });
 
   it('answers 500 when the handler throws, and handles the retry', async () => {

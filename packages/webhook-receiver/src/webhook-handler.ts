@@ -9,8 +9,9 @@ export interface WebhookHandlerOptions {
   /** Your handler, called once per delivery id (with a store); throw to have the delivery retried. */
   onEvent(event: WebhookEvent | UnknownWebhookEvent): Promise<void> | void;
   /**
-   * Told what `onEvent` threw (the sender only hears 500 `handler_failed`, and retries), or, as an
-   * `UnmarkedDeliveryError`, that a handled delivery could not be marked done in the store.
+   * Told what `onEvent` threw (the sender only hears 500 `handler_failed`, and retries); as an
+   * `UnmarkedDeliveryError`, that a handled delivery could not be marked done in the store; as an
+   * `IdempotencyStoreError`, that the store failed to claim a delivery (answered 503) or to release one.
    * Default: one line on standard error with the event's name and delivery id and the message.
    */
   onError?: (error: unknown, event: WebhookEvent | UnknownWebhookEvent) => void;
@@ -51,8 +52,24 @@ export class UnmarkedDeliveryError extends Error {
   }
 }
 
+/**
+ * The idempotency store failed (its `cause`) where the answer depends on it: claiming a delivery
+ * (answered 503 `store_unavailable`, so the sender retries and nothing is handled unguarded), or
+ * releasing the claim of one whose handler failed (still answered 500; the claim lapses after its
+ * lease instead).
+ */
+export class IdempotencyStoreError extends Error {
+  override readonly name = 'IdempotencyStoreError';
+  constructor(
+    readonly step: 'claim' | 'release',
+    cause: unknown,
+  ) {
+    super(`the idempotency store failed to ${step} the delivery: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 function reportToStandardError(error: unknown, event: WebhookEvent | UnknownWebhookEvent): void {
-  if (error instanceof UnmarkedDeliveryError) {
+  if (error instanceof UnmarkedDeliveryError || error instanceof IdempotencyStoreError) {
     process.stderr.write(`webhook delivery ${event.id} (${event.event}) ${error.message}\n`);
     return;
   }
@@ -98,8 +115,22 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       const store = options.idempotencyStore;
       const now = options.now ?? Date.now;
       const claimedAt = now();
+      // A report that fails must not change the answer.
+      const report = (error: unknown) => {
+        try {
+          (options.onError ?? reportToStandardError)(error, event);
+        } catch {
+          // The answer stands whatever the report does.
+        }
+      };
       if (store) {
-        const claim = await store.claim(event.id);
+        let claim: Awaited<ReturnType<IdempotencyStore['claim']>>;
+        try {
+          claim = await store.claim(event.id);
+        } catch (error) {
+          report(new IdempotencyStoreError('claim', error));
+          return { status: 503, body: { error: 'store_unavailable', message: 'Could not check this delivery against those handled; it will be retried.' } };
+        }
         if (claim === 'done') return { status: 200, body: { received: true, duplicate: true } };
         if (claim === 'in_progress') {
           return { status: 409, body: { error: 'delivery_in_progress', message: 'This delivery is being handled by another attempt; it will be retried.' } };
@@ -108,25 +139,19 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       try {
         await options.onEvent(event);
       } catch (error) {
-        try {
-          (options.onError ?? reportToStandardError)(error, event);
-        } catch {
-          // A failing report must not keep the claim from being released.
-        }
+        report(error);
         // Past its lease the claim may be another attempt's by now (taken over): releasing it
         // would let a third in beside that one. Left, it lapses anyway.
-        if (store && (store.leaseMs === undefined || now() - claimedAt < store.leaseMs)) await store.release(event.id);
+        if (store && (store.leaseMs === undefined || now() - claimedAt < store.leaseMs)) {
+          await store.release(event.id).catch((releaseError: unknown) => report(new IdempotencyStoreError('release', releaseError)));
+        }
         return { status: 500, body: { error: 'handler_failed', message: 'The handler failed; the delivery will be retried.' } };
       }
       if (store) {
         try {
           await store.complete(event.id);
         } catch (error) {
-          try {
-            (options.onError ?? reportToStandardError)(new UnmarkedDeliveryError(error), event);
-          } catch {
-            // The delivery is handled whatever the report does.
-          }
+          report(new UnmarkedDeliveryError(error));
         }
       }
       return { status: 200, body: { received: true } };
