@@ -53,15 +53,26 @@ export async function recordErasure(prisma: PrismaClient, erasure: UserErased): 
  * deliveries, so the search that follows finds them; one that starts later sees the erasure and
  * withholds them. Without it, such a delivery kept the user's payload for its whole history.
  *
- * A lock that conflicts with writers, taken and let go at once; new writers wait behind it only
- * as long as the oldest one takes. It is given up after a second (a long transaction on the
- * table), and the erasure, requeued, runs again.
+ * Waits as CREATE INDEX CONCURRENTLY does, without taking a lock: it notes the transactions
+ * holding a write lock on the table, and watches their own ids until they are gone. A lock
+ * request would queue every later writer (fan-out, records) behind whatever long transaction it
+ * waited for. Given up after `timeoutMs`; the erasure, requeued, then runs again.
  */
-async function awaitDeliveryWriters(prisma: PrismaClient): Promise<void> {
-  await prisma.$transaction([
-    prisma.$executeRaw`SET LOCAL lock_timeout = '1s'`,
-    prisma.$executeRaw`LOCK TABLE webhooks.deliveries IN SHARE MODE`,
-  ]);
+async function awaitDeliveryWriters(prisma: PrismaClient, timeoutMs = 15_000): Promise<void> {
+  const writers = await prisma.$queryRaw<Array<{ transaction: string }>>`
+    SELECT virtualtransaction AS transaction FROM pg_locks
+    WHERE locktype = 'relation' AND relation = 'webhooks.deliveries'::regclass AND mode = 'RowExclusiveLock'
+      AND granted AND pid <> pg_backend_pid()`;
+  const waitingFor = writers.map((writer) => writer.transaction);
+  const deadline = Date.now() + timeoutMs;
+  while (waitingFor.length > 0) {
+    const [counted] = await prisma.$queryRaw<Array<{ running: number }>>`
+      SELECT count(*)::int AS running FROM pg_locks WHERE locktype = 'virtualxid' AND virtualxid = ANY (${waitingFor}::text[])`;
+    const running = counted?.running ?? 0;
+    if (running === 0) return;
+    if (Date.now() > deadline) throw new Error(`erasure: ${running} transactions writing deliveries did not end within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 export function consumeDomainEvents(options: {
