@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import amqplib from 'amqplib';
-import { topologyNames } from '@feedback/messaging';
+import { topologyNames, webhookQueueNames } from '@feedback/messaging';
 import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
 import type { ReceivedRequest } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
@@ -245,8 +245,16 @@ describe('an endpoint deleted while its attempt is in flight', () => {
   });
 });
 
-describe('an endpoint whose signing secret no configured key opens', () => {
-  it('holds back only its own deliveries: the event is handled once, the others get theirs once, and it goes once its secret is rotated', async () => {
+/** Lines the worker logged, since `from`, about handing a message of `queue` back to it after a failure. */
+const sentBack = (queue: 'events' | 'deliver', from: number) => {
+  const { config } = readWorkerConfig(system.env);
+  const names = topologyNames(system.namespace);
+  const name = queue === 'events' ? names.workerDomainEventsQueue : webhookQueueNames(names, config.retryDelaysMs, config.throttleDelaysMs).deliver;
+  return system.logs.slice(from).filter((line) => line.includes('will be redelivered') && line.includes(`"queue":"${name}"`));
+};
+
+describe('a first attempt that cannot be made or recorded', () => {
+  it('holds back only its own delivery when no configured key opens its secret: the event is handled once, and it goes once its secret is rotated', async () => {
     const healthy = await receiver();
     const locked = await receiver();
     await endpointFor(healthy, ['suggestion.created']);
@@ -259,19 +267,59 @@ describe('an endpoint whose signing secret no configured key opens', () => {
     await eventually(() => (healthy.received.length === 1 ? true : undefined), { what: 'the healthy endpoint\'s delivery' });
     // Long enough for the event to come back twice, had it been sent back (a second's pause each).
     await new Promise((resolve) => setTimeout(resolve, 2_500));
-    const eventsQueue = topologyNames(system.namespace).workerDomainEventsQueue;
-    const logs = system.logs.slice(logsBefore);
-    expect(logs.filter((line) => line.includes('will be redelivered') && line.includes(`"queue":"${eventsQueue}"`))).toEqual([]);
-    // The locked endpoint's first attempt went on through the deliver queue, where it waits alone.
-    expect(logs.filter((line) => line.includes('first attempt failed midway'))).toHaveLength(1);
+    expect(sentBack('events', logsBefore)).toEqual([]);
+    // It waits on the throttle ladder, unsent, rather than go round the deliver queue holding one of its slots.
+    expect(sentBack('deliver', logsBefore)).toEqual([]);
+    expect(system.logs.slice(logsBefore).some((line) => line.includes('no configured key opens'))).toBe(true);
     expect(healthy.received).toHaveLength(1);
     expect(locked.received).toHaveLength(0);
 
     const rotated = await call<{ signing_secret: string }>(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${lockedId}/rotate-secret`, { token: owner.token });
-    const [arrived] = await eventually(() => (locked.received.length >= 1 ? locked.received : undefined), { what: 'the held delivery, once the secret opens', timeoutMs: 15_000 });
+    // Within a rung or two of the ladder (1, 5, then 30 s).
+    const [arrived] = await eventually(() => (locked.received.length >= 1 ? locked.received : undefined), { what: 'the held delivery, once the secret opens', timeoutMs: 40_000 });
     expect(verify(arrived!, rotated.body.signing_secret)).toBe(true);
-    expect(arrived!.headers['x-service-delivery']).toEqual(expect.any(String));
     expect(healthy.received).toHaveLength(1);
+  }, 60_000);
+
+  it('goes on alone through the deliver queue when its record fails: made again with the same id, the event handled once', async () => {
+    const healthy = await receiver();
+    const flaky = await receiver();
+    // Answered later than the healthy one, so that the two records are not one statement.
+    flaky.answer = () => ({ status: 200, delayMs: 300 });
+    await endpointFor(healthy, ['suggestion.created']);
+    const { id: flakyId } = await endpointFor(flaky, ['suggestion.created']);
+    const database = system.worker.prisma;
+    // The first record of an attempt to that endpoint fails, as one would with the database away for a moment.
+    // A sequence counts the tries: unlike a row, it is not rolled back with the failed statement.
+    await database.$executeRawUnsafe('CREATE SEQUENCE webhooks.test_fail_once');
+    await database.$executeRawUnsafe(`
+      CREATE FUNCTION webhooks.test_fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM webhooks.deliveries WHERE id = NEW.delivery_id AND endpoint_id = '${flakyId}') THEN
+          IF nextval('webhooks.test_fail_once') = 1 THEN
+            RAISE EXCEPTION 'record refused by the test';
+          END IF;
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await database.$executeRawUnsafe('CREATE TRIGGER test_fail_once BEFORE INSERT ON webhooks.delivery_attempts FOR EACH ROW EXECUTE FUNCTION webhooks.test_fail_once()');
+    try {
+      const logsBefore = system.logs.length;
+      await suggest('One record fails');
+      const received = await eventually(() => (flaky.received.length >= 2 ? flaky.received : undefined), { what: 'the attempt made again', timeoutMs: 15_000 });
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(sentBack('events', logsBefore)).toEqual([]);
+      expect(system.logs.slice(logsBefore).filter((line) => line.includes('first attempt failed midway'))).toHaveLength(1);
+      expect(new Set(received.map((request) => request.headers['x-service-delivery'])).size).toBe(1);
+      expect(flaky.received).toHaveLength(2);
+      expect(healthy.received).toHaveLength(1);
+      const delivery = await database.delivery.findFirstOrThrow({ where: { endpointId: flakyId } });
+      expect({ status: delivery.status, attempts: delivery.attempts }).toEqual({ status: 'delivered', attempts: 1 });
+    } finally {
+      await database.$executeRawUnsafe('DROP TRIGGER test_fail_once ON webhooks.delivery_attempts');
+      await database.$executeRawUnsafe('DROP FUNCTION webhooks.test_fail_once()');
+      await database.$executeRawUnsafe('DROP SEQUENCE webhooks.test_fail_once');
+    }
   }, 30_000);
 });
 

@@ -242,18 +242,32 @@ export class AttemptMaker {
         // An endpoint receives only the events it selects: a retry of one it has dropped since is
         // not sent. A redelivery by hand is a member's explicit request, and goes.
         if (!current.selected && !manual) return 'cancelled' as const;
+        // A secret no configured key opens (a key changed without the old one kept): nothing is
+        // sent, and the attempt waits on the throttle ladder, as for an endpoint that fails,
+        // rather than go straight back to its queue and hold a slot of it, again and again.
+        let key: KeyObject;
+        try {
+          key = this.openSecret(current.secretEncrypted);
+        } catch {
+          return 'unopenable' as const;
+        }
         const startedAt = new Date();
         const headers = {
           // Signed afresh at every attempt (the published library's own signer), so a retry hours
           // later still passes a receiver's 300-second check; signed once the attempt has its
           // slot, so the time in the signature is the time it is sent.
-          [SIGNATURE_HEADER]: sign(delivery.body, this.openSecret(current.secretEncrypted)),
+          [SIGNATURE_HEADER]: sign(delivery.body, key),
           [EVENT_HEADER]: delivery.eventType,
           [DELIVERY_HEADER]: delivery.id,
         };
         return { startedAt, result: await this.options.sender.send(current.url, delivery.body, headers) };
       });
       if (made === 'stopping') return false;
+      if (made === 'unopenable') {
+        this.markStruggling(delivery.endpointId, 'failing');
+        logger.warn('attempt not made: no configured key opens its endpoint\'s signing secret (SIGNING_SECRET_ENCRYPTION_KEY, SIGNING_SECRET_PREVIOUS_KEYS); it waits', about);
+        return false;
+      }
       if (made === 'gone') {
         logger.info('attempt dropped: its endpoint was deleted', about);
         return true;

@@ -115,9 +115,8 @@ export class FanOut {
         if (redelivered) await attempts.followUpAgain(delivery, 1);
       }),
     );
-    // A failure midway (a secret no key opens, the database or the broker away for a moment):
-    // that delivery goes on through the deliver queue, where it waits alone if it keeps failing.
-    // Only if that fails too does the event go back to its queue.
+    // A failure midway (the database or the broker away for a moment): that delivery goes on
+    // through the deliver queue, alone. Only if that fails too does the event go back to its queue.
     await Promise.all(
       outcomes.map((outcome, n) => {
         if (outcome.status === 'fulfilled') return undefined;
