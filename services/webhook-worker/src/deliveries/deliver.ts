@@ -28,18 +28,23 @@ export interface DeliverOptions {
 
 /**
  * Where an attempt this worker turned away goes, with the headers it carries there: the attempt
- * number and the manual flag always. At shutdown, straight back to the deliver queue for another
+ * number, the manual flag and whether it was given before (the broker's own flag does not travel
+ * with a message sent anew; without it, an attempt recorded by a copy that then failed would
+ * never have its retry queued). At shutdown, straight back to the deliver queue for another
  * worker, its throttle count as it came (the endpoint's state here calls for no wait). Otherwise a
  * throttle queue, by the ladder (throttleFor).
  */
 export function handOff(
   queues: WebhookQueueNames,
   incoming: Record<string, unknown> | undefined,
-  number: number,
-  manual: boolean,
+  attempt: { number: number; manual: boolean; givenBefore: boolean },
   how: { shuttingDown: true } | { climb: boolean },
 ): { queue: string; headers: Record<string, unknown> } {
-  const headers = { [ATTEMPT_HEADER]: number, ...(manual ? { [MANUAL_HEADER]: true } : {}) };
+  const headers = {
+    [ATTEMPT_HEADER]: attempt.number,
+    ...(attempt.manual ? { [MANUAL_HEADER]: true } : {}),
+    ...(attempt.givenBefore ? { [GIVEN_BEFORE_HEADER]: true } : {}),
+  };
   const seen = incoming?.[THROTTLED_HEADER];
   if ('shuttingDown' in how) return { queue: queues.deliver, headers: { ...headers, ...(seen === undefined ? {} : { [THROTTLED_HEADER]: seen }) } };
   const { queue, throttled } = throttleFor(queues, how.climb, seen);
@@ -81,7 +86,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     if (await attempts.make(delivery, number, { manual, redelivered: givenBefore })) return;
     const incoming = raw.properties.headers;
     if (attempts.stopped) {
-      const { queue, headers } = handOff(queues, incoming, number, manual, { shuttingDown: true });
+      const { queue, headers } = handOff(queues, incoming, { number, manual, givenBefore }, { shuttingDown: true });
       await options.publisher.sendToQueue(queue, message, { messageId: delivery.id, headers });
       return;
     }
@@ -94,7 +99,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     // endpoint's pace: a healthy endpoint's returns, spread over the second, refill its line.
     const backlog = throttleRates.note(delivery.endpointId);
     const climb = attempts.isFailing(delivery.endpointId) || (attempts.isStruggling(delivery.endpointId) && backlog > climbAfterPerSecond);
-    const { queue, headers } = handOff(queues, incoming, number, manual, { climb });
+    const { queue, headers } = handOff(queues, incoming, { number, manual, givenBefore }, { climb });
     options.metrics.throttled.inc();
     await options.publisher.sendToQueue(queue, message, { messageId: delivery.id, headers });
   }
