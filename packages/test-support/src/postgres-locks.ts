@@ -5,7 +5,7 @@ import { eventually } from './eventually.js';
  * Resolves once another session waits for a lock `holder` holds: the moment a test that holds a
  * row or an advisory lock knows the code under test has reached it.
  */
-export async function untilSomeoneWaitsOn(holder: pg.Client, what = 'another session to wait for the lock'): Promise<void> {
+export async function untilSomeoneWaitsOn(holder: pg.ClientBase, what = 'another session to wait for the lock'): Promise<void> {
   const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   const holderPid = rows[0]!.pid;
   await eventually(

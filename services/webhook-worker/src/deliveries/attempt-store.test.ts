@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
-import { createMigratedTestDatabase } from '@feedback/test-support';
+import { createMigratedTestDatabase, untilSomeoneWaitsOn } from '@feedback/test-support';
 import type { MigratedTestDatabase } from '@feedback/test-support';
 import type pg from 'pg';
 import winston from 'winston';
@@ -153,5 +153,28 @@ describe('AttemptStore.record', () => {
 
   it('answers false for a delivery deleted meanwhile, rather than failing on its foreign key', async () => {
     expect(await store.record(outcome(randomUUID(), 1, 204, 'delivered'))).toBe(false);
+  });
+});
+
+describe('AttemptStore.redeliveryCommitted', () => {
+  it('waits for the redelivery\'s transaction, and says whether it committed', async () => {
+    for (const end of ['COMMIT', 'ROLLBACK'] as const) {
+      const id = await delivery('delivered', 1);
+      const redelivery = await pool.connect();
+      try {
+        // As `redeliver` does: the row locked, the attempt queued, the delivery marked pending.
+        await redelivery.query('BEGIN');
+        await redelivery.query('SELECT 1 FROM webhooks.deliveries WHERE id = $1 FOR UPDATE', [id]);
+        await redelivery.query("UPDATE webhooks.deliveries SET status = 'pending' WHERE id = $1", [id]);
+        const committed = store.redeliveryCommitted(id, 2);
+        await untilSomeoneWaitsOn(redelivery, 'the check to wait for the redelivery');
+        await redelivery.query(end);
+        expect({ end, committed: await committed }).toEqual({ end, committed: end === 'COMMIT' });
+      } finally {
+        redelivery.release();
+      }
+    }
+    // Not at the attempt it queued (another redelivery came in between): not this one's.
+    expect(await store.redeliveryCommitted(await delivery('pending', 3), 2)).toBe(false);
   });
 });

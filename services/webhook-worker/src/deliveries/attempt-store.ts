@@ -208,6 +208,21 @@ export class AttemptStore {
   }
 
   /** Stops a delivery that names an erased user, and drops its stored payload. True if this stopped it. */
+  /**
+   * Whether the redelivery by hand that queued attempt `number` committed. Its transaction holds
+   * the delivery's row until it ends (see `redeliver`), and its message may arrive before that, or
+   * after a rollback (a confirm that came too late): this waits for the row, then finds the
+   * delivery pending at the attempt before, as that transaction left it.
+   */
+  async redeliveryCommitted(deliveryId: string, number: number): Promise<boolean> {
+    const { rows } = await this.pool.query<{ status: string; attempts: number }>(
+      'SELECT status::text AS status, attempts FROM webhooks.deliveries WHERE id = $1 FOR SHARE',
+      [deliveryId],
+    );
+    const row = rows[0];
+    return row !== undefined && row.status === 'pending' && row.attempts === number - 1;
+  }
+
   async withhold(deliveryId: string): Promise<boolean> {
     const { rowCount } = await this.pool.query(
       `UPDATE webhooks.deliveries SET status = 'withheld', payload = $2::jsonb, updated_at = now()

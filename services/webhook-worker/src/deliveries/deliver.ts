@@ -76,13 +76,21 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
       if (givenBefore) await attempts.followUpAgain(delivery, number);
       return;
     }
-    // Settled: no more automatic attempts. A redelivery by hand may still find it delivered or
-    // abandoned: it is queued in the transaction that marks it pending, and can arrive first. An
-    // automatic attempt that finds one pending after attempts were made is a stale retry (queued by
-    // a duplicate copy of an attempt that was then outweighed by a 2xx): the redelivery is the one due.
     if (delivery.status === 'withheld') return;
-    const settled = delivery.status === 'delivered' || delivery.status === 'abandoned' || delivery.status === 'cancelled';
-    if (!manual && (settled || (delivery.status === 'pending' && delivery.attempts > 0))) return;
+    if (manual) {
+      // Queued in the transaction that marks the delivery pending, so it can arrive before that
+      // commits, or after it rolled back (the member was told it failed): it goes only once committed.
+      if (!(await store.redeliveryCommitted(delivery.id, number))) {
+        options.logger.info('redelivery by hand not committed; dropped', { deliveryId: delivery.id, attempt: number });
+        return;
+      }
+    } else {
+      // Settled: no more automatic attempts. One that finds the delivery pending after attempts
+      // were made is a stale retry (queued by a duplicate copy of an attempt that was then
+      // outweighed by a 2xx): a redelivery by hand is the one due.
+      const settled = delivery.status === 'delivered' || delivery.status === 'abandoned' || delivery.status === 'cancelled';
+      if (settled || (delivery.status === 'pending' && delivery.attempts > 0)) return;
+    }
     if (await attempts.make(delivery, number, { manual, redelivered: givenBefore })) return;
     const incoming = raw.properties.headers;
     if (attempts.stopped) {

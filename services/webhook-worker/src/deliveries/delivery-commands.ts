@@ -147,9 +147,9 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
      * and finds it in progress, and the worker's record or withhold of that attempt (an update of
      * the same row) lands after the commit, never before it.
      *
-     * The broker's confirm is awaited for less than the transaction may last (and than the caller
-     * waits): confirmed after a rollback, the attempt would be made while the member was told the
-     * redelivery failed, and pressing again would make a second.
+     * The broker's confirm is awaited for less than the transaction may last and the caller waits.
+     * One that comes too late does not take the message back: the deliver consumer makes the
+     * attempt only once this transaction has committed (`redeliveryCommitted`).
      */
     async redeliver(request: RpcRequest<'webhook-worker.redeliver'>, call: RpcCall): Promise<RpcResult<'webhook-worker.redeliver'>> {
       const { id } = await ownedDelivery(request.owner, request.endpoint_id, request.delivery_id);
