@@ -407,13 +407,17 @@ export const rpcMethods = {
       properties: { endpoint: endpointSchema, signing_secret: { type: 'string', pattern: '^whsec_' } },
     } as const),
   },
-  /** The app's endpoints, oldest first, a page at a time. Errors: invalid_cursor. */
+  /**
+   * The app's endpoints, oldest first, a page at a time. Without `cursor` or `limit` (an api from
+   * before the list paged), every endpoint, and no `next_cursor`. Errors: invalid_cursor.
+   */
   'webhook-worker.listEndpoints': {
     request: defineContract(
       'webhook-worker.listEndpoints.request',
       withOwner(pageRequestFields, []),
     ),
-    result: defineContract('webhook-worker.listEndpoints.result', pageOf(endpointSchema)),
+    // A page, whose `next_cursor` an answer to an api from before paging leaves out.
+    result: defineContract('webhook-worker.listEndpoints.result', { ...pageOf(endpointSchema), required: ['items'] } as const),
   },
   /**
    * The team's plan as it is now: asked by the webhook worker when it creates an endpoint, under

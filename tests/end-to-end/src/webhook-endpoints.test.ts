@@ -257,6 +257,17 @@ describe('the endpoint list', () => {
     expect(third).toEqual({ items: [expect.objectContaining({ id: expected[4] })], next_cursor: null });
     // 50 to a page unless asked otherwise.
     expect((await page('')).items.map((item) => item.id)).toEqual(expected.filter((id) => id !== expected[3]));
+
+    // An api from before the list paged (the worker upgraded first) asks with no limit: every
+    // endpoint, and no `next_cursor`, which its contract would refuse.
+    const rpc = await connectRpcCaller(system, { name: 'api-before-paging', timeoutMs: 5000 });
+    try {
+      const answer = await rpc.call('webhook-worker.listEndpoints', { owner: { team_id: team.teamId, app_id: app, plan: 'pro' } });
+      expect(Object.keys(answer)).toEqual(['items']);
+      expect(answer.items).toHaveLength(4);
+    } finally {
+      await rpc.close();
+    }
   });
 
   it('refuses a cursor it did not give for this app, and a query it does not take', async () => {

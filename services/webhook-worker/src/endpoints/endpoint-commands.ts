@@ -37,6 +37,9 @@ function deletedMeanwhile(error: unknown): never {
   throw error;
 }
 
+/** Endpoints on a page of the list when the request names no limit. */
+export const DEFAULT_ENDPOINT_PAGE = 50;
+
 /** An endpoint id a cursor may hold. */
 const isUuidText = (id: unknown): id is string => typeof id === 'string' && isUuid(id);
 
@@ -104,9 +107,16 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
       return { endpoint: endpointView(endpoint), signing_secret: secret };
     },
 
-    async list({ owner, cursor, limit = 50 }: RpcRequest<'webhook-worker.listEndpoints'>): Promise<RpcResult<'webhook-worker.listEndpoints'>> {
+    async list({ owner, cursor, limit }: RpcRequest<'webhook-worker.listEndpoints'>): Promise<RpcResult<'webhook-worker.listEndpoints'>> {
+      if (cursor === undefined && limit === undefined) {
+        // Asked by an api from before the list paged (workers are upgraded first), whose contract
+        // refuses a `next_cursor`: answered as then, every endpoint. This api always sends a limit.
+        const endpoints = await prisma.webhookEndpoint.findMany({ where: { teamId: owner.team_id, appId: owner.app_id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+        return { items: endpoints.map(endpointView) };
+      }
       // Oldest first, from where the previous page ended: that place holds if its endpoint is
       // deleted meanwhile, where a cursor naming the endpoint would have to start again.
+      const pageSize = limit ?? DEFAULT_ENDPOINT_PAGE;
       const tag = `endpoints:${owner.team_id}:${owner.app_id}`;
       const after = cursor === undefined ? undefined : decodeKeysetCursor(cursor, tag, isUuidText);
       if (cursor !== undefined && !after) throw new RpcError('invalid_cursor', "This cursor is not from this app's list of endpoints; start again without it.");
@@ -117,11 +127,11 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
           ...(after ? { OR: [{ createdAt: { gt: after.at } }, { createdAt: after.at, id: { gt: after.id } }] } : {}),
         },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        take: limit + 1,
+        take: pageSize + 1,
       });
-      const items = page.slice(0, limit);
+      const items = page.slice(0, pageSize);
       const last = items[items.length - 1];
-      return { items: items.map(endpointView), next_cursor: page.length > limit && last ? encodeKeysetCursor(tag, last.createdAt, last.id) : null };
+      return { items: items.map(endpointView), next_cursor: page.length > pageSize && last ? encodeKeysetCursor(tag, last.createdAt, last.id) : null };
     },
 
     async countForTeam({ team_id }: RpcRequest<'webhook-worker.countTeamEndpoints'>): Promise<RpcResult<'webhook-worker.countTeamEndpoints'>> {

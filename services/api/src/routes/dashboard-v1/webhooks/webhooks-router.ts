@@ -18,6 +18,9 @@ function pathId(request: Request, param: 'endpointId' | 'deliveryId'): string {
   throw new ApiError('not_found', param === 'endpointId' ? 'No such webhook endpoint for this app.' : 'No such delivery for this endpoint.');
 }
 
+/** Endpoints on a page of the list unless the request asks otherwise. */
+const DEFAULT_ENDPOINT_PAGE = 50;
+
 /**
  * Refuses a query parameter the list does not take, by name: a client still sending the
  * history's old `before` would otherwise get the first page again and again.
@@ -57,10 +60,11 @@ function filterValues<T extends string>(name: string, raw: unknown, allowed: rea
   return values as T[];
 }
 
-/** The endpoint list's query: paging only. */
+/** The endpoint list's query: paging only, with the limit always sent (see the worker's `list`). */
 function endpointListQuery(query: Request['query']) {
   refuseUnknownParameters(query, ['cursor', 'limit'], 'page with cursor and limit');
-  return pageParameters(query);
+  const page = pageParameters(query);
+  return { ...page, limit: page.limit ?? DEFAULT_ENDPOINT_PAGE };
 }
 
 /** The delivery history's query: paging (`cursor`, `limit`) and filters (`status`, `event`). */
@@ -97,7 +101,8 @@ export function webhooksRouter(context: RouteContext): Router {
 
   router.get('/apps/:appId/webhooks', async (request, response) => {
     const owner = await ownerOf(request);
-    response.json(await call('webhook-worker.listEndpoints', { owner, ...endpointListQuery(request.query) }, timeout));
+    const page = await call('webhook-worker.listEndpoints', { owner, ...endpointListQuery(request.query) }, timeout);
+    response.json({ items: page.items, next_cursor: page.next_cursor ?? null });
   });
   router.post('/apps/:appId/webhooks', async (request, response) => {
     const owner = await ownerOf(request);
