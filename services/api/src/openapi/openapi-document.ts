@@ -353,7 +353,8 @@ function dashboardWebhookPaths() {
   return {
     '/dashboard/v1/apps/{appId}/webhooks': {
       get: operation('listEndpoints', "Owner or Admin: the app's webhook endpoints, oldest first (never their secrets). `next_cursor` (null on the last page) passed back as `cursor` gives the next page, which goes on from where the last one ended even if that endpoint was deleted since (`invalid_cursor` if it is not from this app's list).", {
-        ...result('webhook-worker.listEndpoints'),
+        // The api always answers `next_cursor`; only an old api's request to the worker lacks it.
+        '200': { description: 'Success.', content: json({ ...(rpcMethods['webhook-worker.listEndpoints'].result.schema as object), required: ['items', 'next_cursor'] }) },
         '400': errorResponse('`validation_failed` (a `limit` out of range, or another query parameter), or `invalid_cursor`.'),
       }, { parameters: [app, cursorParameter, limitParameter('Endpoints per page.')] }),
       post: operation('createEndpoint', 'Owner or Admin: a public HTTPS endpoint and its events; the answer shows the signing secret, once. Free: none; Starter: 3; Pro: unlimited (`plan_limit_reached`). Unsafe URLs: `unsafe_url`.', {
