@@ -1,8 +1,9 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import amqplib from 'amqplib';
-import { topologyNames, webhookQueueNames } from '@feedback/messaging';
-import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
+import { ATTEMPT_HEADER, MANUAL_HEADER, topologyNames, webhookQueueNames } from '@feedback/messaging';
+import pg from 'pg';
+import { HttpsReceiver, eventually, testCertificates, untilSomeoneWaitsOn } from '@feedback/test-support';
 import type { ReceivedRequest } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
@@ -609,5 +610,45 @@ describe('from the dashboard', () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(target.received).toHaveLength(2);
+  });
+
+  it('does not make a redelivery by hand whose transaction rolled back, though its message was queued', async () => {
+    const target = await receiver();
+    const { id: endpointId } = await endpointFor(target, ['suggestion.created']);
+    await suggest('Not again');
+    await eventually(() => (target.received.length === 1 ? true : undefined), { what: 'the first delivery' });
+    const delivery = await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { endpointId, status: 'delivered' } }).then((row) => row ?? undefined),
+      { what: 'delivered' },
+    );
+    // As `redeliver` does, up to its commit: the row locked and marked pending, the attempt queued
+    // (its confirm, say, came only after the transaction had given up).
+    const redelivery = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
+    await redelivery.connect();
+    const connection = await amqplib.connect(AMQP_URL);
+    try {
+      await redelivery.query('BEGIN');
+      await redelivery.query('SELECT 1 FROM webhooks.deliveries WHERE id = $1 FOR UPDATE', [delivery.id]);
+      await redelivery.query("UPDATE webhooks.deliveries SET status = 'pending' WHERE id = $1", [delivery.id]);
+      const { config } = readWorkerConfig(system.env);
+      const deliverQueue = webhookQueueNames(topologyNames(system.namespace), config.retryDelaysMs, config.throttleDelaysMs).deliver;
+      const channel = await connection.createConfirmChannel();
+      channel.sendToQueue(deliverQueue, Buffer.from(JSON.stringify({ delivery_id: delivery.id })), {
+        messageId: delivery.id,
+        persistent: true,
+        headers: { [ATTEMPT_HEADER]: 2, [MANUAL_HEADER]: true },
+      });
+      await channel.waitForConfirms();
+      const logsBefore = system.logs.length;
+      await untilSomeoneWaitsOn(redelivery, 'the worker to wait for the redelivery\'s transaction');
+      await redelivery.query('ROLLBACK');
+      await eventually(() => (system.logs.slice(logsBefore).some((line) => line.includes('redelivery by hand dropped')) ? true : undefined), { what: 'the message dropped' });
+    } finally {
+      await redelivery.end();
+      await connection.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(target.received).toHaveLength(1);
+    expect(await system.worker.prisma.delivery.findUniqueOrThrow({ where: { id: delivery.id } })).toMatchObject({ status: 'delivered', attempts: 1 });
   });
 });

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
-import { createMigratedTestDatabase } from '@feedback/test-support';
+import { createMigratedTestDatabase, eventually } from '@feedback/test-support';
 import type { MigratedTestDatabase } from '@feedback/test-support';
 import pg from 'pg';
 import winston from 'winston';
@@ -53,14 +53,25 @@ describe('an erasure', () => {
       });
       let settled = false;
       void erasure.finally(() => (settled = true)).catch(() => undefined);
-      // It waits without queueing for a lock: nothing else shows it is waiting but that it has not ended.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // It waits without queueing for a lock: it watches the fan-out's transaction in pg_locks.
+      await eventually(async () => {
+        const { rows } = await database.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%locktype = ''virtualxid''%' AND pid <> pg_backend_pid()");
+        return rows[0]!.n > 0 ? true : undefined;
+      }, { what: 'the erasure to watch the fan-out' });
       expect(settled).toBe(false);
-      // Meanwhile other writers are not held up behind it.
-      await database.pool.query(
-        `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload) VALUES ($1, $2, $3, 'suggestion.created', 1, '{}')`,
-        [randomUUID(), endpointId, randomUUID()],
-      );
+      // Meanwhile other writers are not held up behind it (a lock queued for would hold this one).
+      const writer = await database.pool.connect();
+      try {
+        await writer.query("SET statement_timeout = '2s'");
+        await writer.query(
+          `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload) VALUES ($1, $2, $3, 'suggestion.created', 1, '{}')`,
+          [randomUUID(), endpointId, randomUUID()],
+        );
+      } finally {
+        await writer.query('RESET statement_timeout');
+        writer.release();
+      }
+      expect(settled).toBe(false);
       await fanOut.query('COMMIT');
       await erasure;
     } finally {

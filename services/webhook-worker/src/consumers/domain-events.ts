@@ -61,17 +61,21 @@ export async function recordErasure(prisma: PrismaClient, erasure: UserErased): 
 async function awaitDeliveryWriters(prisma: PrismaClient, timeoutMs = 15_000): Promise<void> {
   const writers = await prisma.$queryRaw<Array<{ transaction: string }>>`
     SELECT virtualtransaction AS transaction FROM pg_locks
-    WHERE locktype = 'relation' AND relation = 'webhooks.deliveries'::regclass AND mode = 'RowExclusiveLock'
-      AND granted AND pid <> pg_backend_pid()`;
+    WHERE locktype = 'relation' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+      AND relation = 'webhooks.deliveries'::regclass AND mode = 'RowExclusiveLock' AND granted AND pid <> pg_backend_pid()`;
   const waitingFor = writers.map((writer) => writer.transaction);
   const deadline = Date.now() + timeoutMs;
+  // Each look reads the whole lock table: soon at first (a fan-out takes milliseconds), then
+  // less often behind a long transaction.
+  let pauseMs = 10;
   while (waitingFor.length > 0) {
     const [counted] = await prisma.$queryRaw<Array<{ running: number }>>`
       SELECT count(*)::int AS running FROM pg_locks WHERE locktype = 'virtualxid' AND virtualxid = ANY (${waitingFor}::text[])`;
     const running = counted?.running ?? 0;
     if (running === 0) return;
     if (Date.now() > deadline) throw new Error(`erasure: ${running} transactions writing deliveries did not end within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    pauseMs = Math.min(pauseMs * 2, 250);
   }
 }
 

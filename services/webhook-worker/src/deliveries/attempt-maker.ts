@@ -248,8 +248,8 @@ export class AttemptMaker {
         let key: KeyObject;
         try {
           key = this.openSecret(current.secretEncrypted);
-        } catch {
-          return 'unopenable' as const;
+        } catch (error) {
+          return { unopenable: error } as const;
         }
         const startedAt = new Date();
         const headers = {
@@ -263,11 +263,6 @@ export class AttemptMaker {
         return { startedAt, result: await this.options.sender.send(current.url, delivery.body, headers) };
       });
       if (made === 'stopping') return false;
-      if (made === 'unopenable') {
-        this.markStruggling(delivery.endpointId, 'failing');
-        logger.warn('attempt not made: no configured key opens its endpoint\'s signing secret (SIGNING_SECRET_ENCRYPTION_KEY, SIGNING_SECRET_PREVIOUS_KEYS); it waits', about);
-        return false;
-      }
       if (made === 'gone') {
         logger.info('attempt dropped: its endpoint was deleted', about);
         return true;
@@ -282,6 +277,12 @@ export class AttemptMaker {
         if (await store.cancel(delivery.id)) metrics.settled.inc({ status: 'cancelled' });
         logger.info('delivery cancelled: its endpoint no longer selects this event', about);
         return true;
+      }
+      if ('unopenable' in made) {
+        this.markStruggling(delivery.endpointId, 'failing');
+        metrics.secretUnopenable.inc();
+        logger.warn('attempt not made: no configured key opens its endpoint\'s signing secret; it waits', { ...about, error: made.unopenable });
+        return false;
       }
       const { startedAt, result } = made;
       const delivered = result.status !== undefined && result.status >= 200 && result.status < 300;

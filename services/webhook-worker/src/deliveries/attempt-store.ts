@@ -207,7 +207,6 @@ export class AttemptStore {
     return rowCount === 1;
   }
 
-  /** Stops a delivery that names an erased user, and drops its stored payload. True if this stopped it. */
   /**
    * Whether the redelivery by hand that queued attempt `number` committed. Its transaction holds
    * the delivery's row until it ends (see `redeliver`), and its message may arrive before that, or
@@ -223,6 +222,7 @@ export class AttemptStore {
     return row !== undefined && row.status === 'pending' && row.attempts === number - 1;
   }
 
+  /** Stops a delivery that names an erased user, and drops its stored payload. True if this stopped it. */
   async withhold(deliveryId: string): Promise<boolean> {
     const { rowCount } = await this.pool.query(
       `UPDATE webhooks.deliveries SET status = 'withheld', payload = $2::jsonb, updated_at = now()

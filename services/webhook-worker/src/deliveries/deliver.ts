@@ -81,7 +81,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
       // Queued in the transaction that marks the delivery pending, so it can arrive before that
       // commits, or after it rolled back (the member was told it failed): it goes only once committed.
       if (!(await store.redeliveryCommitted(delivery.id, number))) {
-        options.logger.info('redelivery by hand not committed; dropped', { deliveryId: delivery.id, attempt: number });
+        options.logger.info('redelivery by hand dropped: not committed, or made already', { deliveryId: delivery.id, attempt: number });
         return;
       }
     } else {

@@ -15,6 +15,7 @@ export class WebhookMetrics {
   readonly eventToDelivery: Histogram;
   readonly settled: Counter<'status'>;
   readonly handedOff: Counter;
+  readonly secretUnopenable: Counter;
   readonly throttled: Counter;
 
   constructor(
@@ -59,6 +60,11 @@ export class WebhookMetrics {
     this.handedOff = new Counter({
       name: 'feedback_webhook_first_attempts_handed_off_total',
       help: 'First attempts sent through the deliver queue because their endpoint was struggling or busy in this worker',
+      registers,
+    });
+    this.secretUnopenable = new Counter({
+      name: 'feedback_webhook_attempts_held_secret_unopenable_total',
+      help: "Attempts not made, and put back to wait, because no key this worker has opens their endpoint's signing secret (SIGNING_SECRET_ENCRYPTION_KEY, SIGNING_SECRET_PREVIOUS_KEYS)",
       registers,
     });
     this.throttled = new Counter({
