@@ -38,7 +38,7 @@ function deletedMeanwhile(error: unknown): never {
 }
 
 /** Endpoints on a page of the list when the request names no limit. */
-export const DEFAULT_ENDPOINT_PAGE = 50;
+const DEFAULT_ENDPOINT_PAGE = 50;
 
 /** An endpoint id a cursor may hold. */
 const isUuidText = (id: unknown): id is string => typeof id === 'string' && isUuid(id);
