@@ -70,7 +70,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const endpoints = endpointCommands(prisma, secrets, urlPolicy, currentPlan);
   const queues = webhookQueueNames(names, config.retryDelaysMs, config.throttleDelaysMs);
   const publisher = new ConfirmedPublisher(broker, { name: 'webhook-publisher', setup: (channel) => declareWebhookTopology(channel, queues) });
-  const history = deliveryCommands(prisma, publisher, queues);
+  const history = deliveryCommands(prisma, publisher, queues, logger);
   const rpc = serveRpc(broker, logger, {
     service: 'webhook-worker',
     names,

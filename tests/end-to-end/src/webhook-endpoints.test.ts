@@ -84,6 +84,20 @@ describe('webhook endpoints', () => {
     expect((await webhooks('GET', `/${endpointId}`)).status).toBe(404);
   });
 
+  it('are renamed when the edit form sends back the URL as shown, though its name does not resolve at that moment', async () => {
+    const created = await webhooks('POST', '', endpoint('Flaky DNS'));
+    const id = (created.body['endpoint'] as { id: string }).id;
+    // Saved while it resolved; its DNS is away now.
+    const away = 'https://no-such-host.invalid/hook';
+    await system.worker.prisma.webhookEndpoint.update({ where: { id }, data: { url: away } });
+    const renamed = await webhooks('PATCH', `/${id}`, { name: 'Renamed', url: away });
+    expect({ status: renamed.status, name: renamed.body['name'], url: renamed.body['url'] }).toEqual({ status: 200, name: 'Renamed', url: away });
+    // A changed URL is checked as on creation.
+    const moved = await webhooks('PATCH', `/${id}`, { url: 'https://no-such-host.invalid/other' });
+    expect({ status: moved.status, error: moved.body['error'] }).toEqual({ status: 400, error: 'unsafe_url' });
+    expect((await webhooks('DELETE', `/${id}`)).status).toBe(204);
+  });
+
   it.each([
     ['http://localhost:9443/hooks', 'https'],
     ['https://127.0.0.1/hook', 'private'],
@@ -345,6 +359,21 @@ describe('plan limits', () => {
       await rpc.close();
     }
     expect((await webhooks('GET', '', undefined, team.token, app)).body['items']).toEqual([]);
+  });
+
+  it('takes a creation authorised on Starter with three endpoints when the team has moved to Pro since', async () => {
+    const team = await signUpTeam(url(), 'starter');
+    const app = (await createApp(url(), team.token, 'Upgraded')).appId;
+    for (let n = 0; n < 3; n += 1) expect((await webhooks('POST', '', endpoint(`E${n}`), team.token, app)).status).toBe(201);
+    expect((await call(url(), 'PATCH', '/dashboard/v1/team', { token: team.token, body: { plan: 'pro' } })).status).toBe(200);
+    // A creation the dashboard authorised a moment before, on Starter, reaches the worker only now.
+    const rpc = await connectRpcCaller(system, { name: 'upgraded-creation', timeoutMs: 5000 });
+    try {
+      const created = await rpc.call('webhook-worker.createEndpoint', { owner: { team_id: team.teamId, app_id: app, plan: 'starter' }, name: 'Fourth', url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
+      expect(created.endpoint.name).toBe('Fourth');
+    } finally {
+      await rpc.close();
+    }
   });
 
   it('refuses a creation that would wait long for another change to the team\'s endpoints, rather than finish after the dashboard gave up', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isUuid } from '@feedback/contracts';
 import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import { ATTEMPT_HEADER, MANUAL_HEADER, RpcError } from '@feedback/messaging';
+import type { Logger } from '@feedback/logging';
 import type { ConfirmedPublisher, RpcCall, WebhookQueueNames } from '@feedback/messaging';
 import type { Delivery, DeliveryAttempt, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { findOwnedEndpoint } from '../endpoints/endpoint-commands.js';
@@ -42,7 +43,7 @@ const MAX_TEST_DELIVERIES_IN_PROGRESS = 5;
 const REDELIVERY_CONFIRM_MS = 5_000;
 
 /** Send test, delivery history and redelivery, answered over RPC for the dashboard. */
-export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPublisher, queues: WebhookQueueNames) {
+export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPublisher, queues: WebhookQueueNames, logger: Logger) {
   const ownedEndpoint = (owner: Owner, endpointId: string) => findOwnedEndpoint(prisma, owner, endpointId);
   async function ownedDelivery(owner: Owner, endpointId: string, deliveryId: string) {
     await ownedEndpoint(owner, endpointId);
@@ -50,12 +51,19 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
     if (!delivery) throw new RpcError('not_found', 'No such delivery for this endpoint.');
     return delivery;
   }
+  // A publish the broker did not confirm (away, or slow) is the member's to press again later:
+  // answered 503 with Retry-After, as a service that did not answer, not 500.
   const queue = (id: string, attempt: number, manual = false, timeoutMs?: number) =>
-    publisher.sendToQueue(queues.deliver, { delivery_id: id }, {
-      messageId: id,
-      headers: { [ATTEMPT_HEADER]: attempt, ...(manual ? { [MANUAL_HEADER]: true } : {}) },
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    });
+    publisher
+      .sendToQueue(queues.deliver, { delivery_id: id }, {
+        messageId: id,
+        headers: { [ATTEMPT_HEADER]: attempt, ...(manual ? { [MANUAL_HEADER]: true } : {}) },
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      })
+      .catch((error: unknown) => {
+        logger.warn('a delivery from the dashboard could not be queued', { deliveryId: id, error });
+        throw new RpcError('service_unavailable', 'The delivery could not be queued; nothing was sent. Retry shortly.');
+      });
 
   return {
     /** A webhook.ping for this endpoint alone, on the usual schedule; author and sender are the member who pressed Send test. */

@@ -80,9 +80,10 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
           throw isLockTimeout(error) ? new RpcError('service_unavailable', "Another change to this team's webhook endpoints is in progress. Retry shortly.") : error;
         });
         const count = await tx.webhookEndpoint.count({ where: { teamId: request.owner.team_id } });
-        // The plan the dashboard read may have been lowered since: asked again under the lock,
-        // which the authority's count after lowering a plan also takes, so one or the other sees it.
-        const plan = count < WEBHOOK_ENDPOINT_LIMITS[request.owner.plan] ? await currentPlan(request.owner.team_id) : request.owner.plan;
+        // The plan the dashboard read may have changed since: asked again under the lock, which
+        // the authority's count after lowering a plan also takes, so one or the other sees a
+        // lowering; and a team refused on the plan it had a moment ago is told about the one it has.
+        const plan = await currentPlan(request.owner.team_id);
         const limit = WEBHOOK_ENDPOINT_LIMITS[plan];
         if (count >= limit) throw planLimitReached(plan);
         const created = await tx.webhookEndpoint.create({
@@ -149,7 +150,9 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
 
     async update(request: RpcRequest<'webhook-worker.updateEndpoint'>): Promise<RpcResult<'webhook-worker.updateEndpoint'>> {
       const endpoint = await owned(request.owner, request.endpoint_id);
-      const url = request.url === undefined ? undefined : await urls.check(request.url);
+      // An edit form sends the URL back as it was shown: unchanged, it is not looked up again (a
+      // receiver's name briefly not resolving would fail a rename). Connections check it anyway.
+      const url = request.url === undefined || request.url === endpoint.url ? undefined : await urls.check(request.url);
       const updated = await prisma.webhookEndpoint.update({
         where: { id: endpoint.id },
         data: {
