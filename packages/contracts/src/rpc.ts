@@ -186,10 +186,13 @@ function pageOf<const S>(item: S) {
   } as const;
 }
 
+/** Items on a page of the dashboard's lists that page (endpoints, delivery history): unless asked otherwise, and at most. */
+export const PAGE_LIMIT = { default: 50, max: 100 } as const;
+
 /** A page's request: where the previous one ended, and how many items at most. */
 const pageRequestFields = {
   cursor: { type: 'string', minLength: 1, maxLength: 200 },
-  limit: { type: 'integer', minimum: 1, maximum: 100 },
+  limit: { type: 'integer', minimum: 1, maximum: PAGE_LIMIT.max },
 } as const;
 
 export const rpcMethods = {

@@ -1,4 +1,4 @@
-import { DELIVERY_STATUSES, EVENT_DATA_SCHEMAS, EVENT_NAMES, SCOPE_NAMES, commentViewSchema, rpcMethods, suggestionViewSchema, surveyResponseViewSchema, ticketViewSchema } from '@feedback/contracts';
+import { DELIVERY_STATUSES, EVENT_DATA_SCHEMAS, EVENT_NAMES, PAGE_LIMIT, SCOPE_NAMES, commentViewSchema, rpcMethods, suggestionViewSchema, surveyResponseViewSchema, ticketViewSchema } from '@feedback/contracts';
 import type { Contract, Scope } from '@feedback/contracts';
 import { analyticsQueryContract, analyticsResultSchema } from '../analytics/analytics.js';
 import { ERROR_STATUS } from '../http/api-error.js';
@@ -349,7 +349,7 @@ function dashboardWebhookPaths() {
   });
   // The paging of the endpoint list and of the delivery history.
   const cursorParameter = { name: 'cursor', in: 'query', required: false, description: "The previous page's `next_cursor`.", schema: { type: 'string' } };
-  const limitParameter = (description: string) => ({ name: 'limit', in: 'query', required: false, description, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } });
+  const limitParameter = (description: string) => ({ name: 'limit', in: 'query', required: false, description, schema: { type: 'integer', minimum: 1, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default } });
   return {
     '/dashboard/v1/apps/{appId}/webhooks': {
       get: operation('listEndpoints', "Owner or Admin: the app's webhook endpoints, oldest first (never their secrets). `next_cursor` (null on the last page) passed back as `cursor` gives the next page, which goes on from where the last one ended even if that endpoint was deleted since (`invalid_cursor` if it is not from this app's list).", {

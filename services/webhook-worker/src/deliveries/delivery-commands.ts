@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isUuid } from '@feedback/contracts';
+import { PAGE_LIMIT, isUuid } from '@feedback/contracts';
 import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import { ATTEMPT_HEADER, MANUAL_HEADER, RpcError } from '@feedback/messaging';
 import type { Logger } from '@feedback/logging';
@@ -114,7 +114,7 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
 
     async listDeliveries(request: RpcRequest<'webhook-worker.listDeliveries'>): Promise<RpcResult<'webhook-worker.listDeliveries'>> {
       await ownedEndpoint(request.owner, request.endpoint_id);
-      const limit = request.limit ?? 50;
+      const limit = request.limit ?? PAGE_LIMIT.default;
       // The cursor is the last delivery of the previous page, and the next page is what sorts
       // after it: by time, and by id among deliveries fanned out in the same millisecond (paging by
       // time alone skipped them). Compared by hand rather than with Prisma's cursor, which skips

@@ -1,4 +1,4 @@
-import { WEBHOOK_ENDPOINT_LIMITS, isUuid } from '@feedback/contracts';
+import { PAGE_LIMIT, WEBHOOK_ENDPOINT_LIMITS, isUuid } from '@feedback/contracts';
 import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import { RpcError } from '@feedback/messaging';
 import type { RpcCall } from '@feedback/messaging';
@@ -36,9 +36,6 @@ function deletedMeanwhile(error: unknown): never {
   if ((error as { code?: unknown }).code === 'P2025') throw new RpcError('not_found', 'No such webhook endpoint for this app.');
   throw error;
 }
-
-/** Endpoints on a page of the list when the request names no limit. */
-const DEFAULT_ENDPOINT_PAGE = 50;
 
 /** An endpoint id a cursor may hold. */
 const isUuidText = (id: unknown): id is string => typeof id === 'string' && isUuid(id);
@@ -117,7 +114,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
       }
       // Oldest first, from where the previous page ended: that place holds if its endpoint is
       // deleted meanwhile, where a cursor naming the endpoint would have to start again.
-      const pageSize = limit ?? DEFAULT_ENDPOINT_PAGE;
+      const pageSize = limit ?? PAGE_LIMIT.default;
       const tag = `endpoints:${owner.team_id}:${owner.app_id}`;
       const after = cursor === undefined ? undefined : decodeKeysetCursor(cursor, tag, isUuidText);
       if (cursor !== undefined && !after) throw new RpcError('invalid_cursor', "This cursor is not from this app's list of endpoints; start again without it.");

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { DELIVERY_STATUSES, EVENT_NAMES, isUuid } from '@feedback/contracts';
+import { DELIVERY_STATUSES, EVENT_NAMES, PAGE_LIMIT, isUuid } from '@feedback/contracts';
 import { redactText } from '@feedback/logging';
 import type { Request } from 'express';
 import { ApiError } from '../../../http/api-error.js';
@@ -18,9 +18,6 @@ function pathId(request: Request, param: 'endpointId' | 'deliveryId'): string {
   throw new ApiError('not_found', param === 'endpointId' ? 'No such webhook endpoint for this app.' : 'No such delivery for this endpoint.');
 }
 
-/** Endpoints on a page of the list unless the request asks otherwise. */
-const DEFAULT_ENDPOINT_PAGE = 50;
-
 /**
  * Refuses a query parameter the list does not take, by name: a client still sending the
  * history's old `before` would otherwise get the first page again and again.
@@ -33,11 +30,11 @@ function refuseUnknownParameters(query: Request['query'], known: readonly string
   throw new ApiError('validation_failed', `Unknown query parameter "${name}": ${hint}.`, { field: `/${name}` });
 }
 
-/** A list's paging: `cursor`, the previous page's `next_cursor`, and `limit`, 1 to 100. */
+/** A list's paging: `cursor`, the previous page's `next_cursor`, and `limit`, 1 to PAGE_LIMIT.max. */
 function pageParameters(query: Request['query']): { cursor?: string; limit?: number } {
   const { cursor, limit } = query;
-  if (limit !== undefined && !(typeof limit === 'string' && /^\d{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 100)) {
-    throw new ApiError('validation_failed', 'limit must be a whole number from 1 to 100.', { field: '/limit' });
+  if (limit !== undefined && !(typeof limit === 'string' && /^\d{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= PAGE_LIMIT.max)) {
+    throw new ApiError('validation_failed', `limit must be a whole number from 1 to ${PAGE_LIMIT.max}.`, { field: '/limit' });
   }
   if (cursor !== undefined && !(typeof cursor === 'string' && cursor.length >= 1 && cursor.length <= 200)) {
     throw new ApiError('invalid_cursor', 'The cursor is not one this list gave; start again without it.', { field: '/cursor' });
@@ -64,7 +61,7 @@ function filterValues<T extends string>(name: string, raw: unknown, allowed: rea
 function endpointListQuery(query: Request['query']) {
   refuseUnknownParameters(query, ['cursor', 'limit'], 'page with cursor and limit');
   const page = pageParameters(query);
-  return { ...page, limit: page.limit ?? DEFAULT_ENDPOINT_PAGE };
+  return { ...page, limit: page.limit ?? PAGE_LIMIT.default };
 }
 
 /** The delivery history's query: paging (`cursor`, `limit`) and filters (`status`, `event`). */
