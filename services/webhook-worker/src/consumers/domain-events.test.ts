@@ -8,6 +8,7 @@ import winston from 'winston';
 import { connectWorkerDatabase, migrateWorkerDatabase } from '../database.js';
 import type { WorkerDatabase } from '../database.js';
 import { recordErasure } from './domain-events.js';
+import { insertEndpoint } from '../testing/endpoint-rows.js';
 
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
 let database: MigratedTestDatabase;
@@ -17,12 +18,7 @@ let endpointId: string;
 beforeAll(async () => {
   database = await createMigratedTestDatabase((url) => migrateWorkerDatabase(url, logger));
   worker = connectWorkerDatabase(database.url, logger, 2);
-  endpointId = randomUUID();
-  await database.pool.query(
-    `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
-     VALUES ($1, $2, 1, 'E', 'https://example.com/hooks', '{suggestion.created}', 'sealed')`,
-    [endpointId, randomUUID()],
-  );
+  endpointId = await insertEndpoint(database.pool);
 }, 60_000);
 
 afterAll(async () => {

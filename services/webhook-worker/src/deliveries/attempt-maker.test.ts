@@ -15,6 +15,7 @@ import { AttemptMaker } from './attempt-maker.js';
 import type { AttemptMakerOptions } from './attempt-maker.js';
 import { AttemptStore } from './attempt-store.js';
 import { WebhookMetrics } from './webhook-metrics.js';
+import { insertEndpoint } from '../testing/endpoint-rows.js';
 
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
 const namespace = createTestNamespace();
@@ -43,12 +44,7 @@ beforeAll(async () => {
   const secrets = new SecretBox(randomBytes(32).toString('base64'));
   store = new AttemptStore(pool);
   attempts = attemptMaker(secrets);
-  endpointId = randomUUID();
-  await pool.query(
-    `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
-     VALUES ($1, $2, 1, 'E', $3, '{suggestion.created}', $4)`,
-    [endpointId, randomUUID(), receiver.url(), secrets.seal('whsec_test')],
-  );
+  endpointId = await insertEndpoint(pool, { url: receiver.url(), sealedSecret: secrets.seal('whsec_test') });
 }, 60_000);
 
 afterAll(async () => {
@@ -162,12 +158,7 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
     // connection, may take a hundred milliseconds or more on a loaded machine, and the fast
     // endpoint's bursts must still be judged fast. The slow endpoint answers in 1.5 s.
     maker = attemptMaker(secrets, { perEndpointConcurrency: perEndpoint, shortWaitMs: 1000, struggleAfterMs: 5000 });
-    ownEndpointId = randomUUID();
-    await pool.query(
-      `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
-       VALUES ($1, $2, 1, 'Burst', $3, '{suggestion.created}', $4)`,
-      [ownEndpointId, randomUUID(), own.url(), secrets.seal('whsec_burst')],
-    );
+    ownEndpointId = await insertEndpoint(pool, { name: 'Burst', url: own.url(), sealedSecret: secrets.seal('whsec_burst') });
   });
 
   afterAll(async () => {
@@ -315,13 +306,8 @@ describe('AttemptMaker, telling a failing endpoint from a slow one', () => {
     const secrets = new SecretBox(randomBytes(32).toString('base64'));
     // Slow from 50 ms here, so the test need not wait a second.
     const maker = attemptMaker(secrets, { perEndpointConcurrency: 2, struggleAfterMs: 50 });
-    const endpointId = randomUUID();
     try {
-      await pool.query(
-        `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
-         VALUES ($1, $2, 1, 'Failing or slow', $3, '{suggestion.created}', $4)`,
-        [endpointId, randomUUID(), receiver.url(), secrets.seal('whsec_failing_or_slow')],
-      );
+      const endpointId = await insertEndpoint(pool, { name: 'Failing or slow', url: receiver.url(), sealedSecret: secrets.seal('whsec_failing_or_slow') });
       const attemptWith = async (answer: { status: number; delayMs?: number }) => {
         receiver.answer = () => answer;
         const id = randomUUID();

@@ -8,6 +8,7 @@ import winston from 'winston';
 import { migrateWorkerDatabase } from '../database.js';
 import { AttemptStore } from './attempt-store.js';
 import type { AttemptOutcome } from './attempt-store.js';
+import { insertEndpoint } from '../testing/endpoint-rows.js';
 
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
 let database: MigratedTestDatabase;
@@ -19,12 +20,7 @@ beforeAll(async () => {
   database = await createMigratedTestDatabase((url) => migrateWorkerDatabase(url, logger));
   pool = database.pool;
   store = new AttemptStore(pool);
-  endpointId = randomUUID();
-  await pool.query(
-    `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
-     VALUES ($1, $2, 1, 'E', 'https://example.com/hooks', '{suggestion.created}', 'sealed')`,
-    [endpointId, randomUUID()],
-  );
+  endpointId = await insertEndpoint(pool);
 }, 60_000);
 
 afterAll(async () => {

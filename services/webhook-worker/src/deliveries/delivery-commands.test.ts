@@ -8,6 +8,7 @@ import winston from 'winston';
 import { connectWorkerDatabase, migrateWorkerDatabase } from '../database.js';
 import type { WorkerDatabase } from '../database.js';
 import { deliveryCommands } from './delivery-commands.js';
+import { insertEndpoint } from '../testing/endpoint-rows.js';
 
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
 const queues = webhookQueueNames(topologyNames('unreachable.'), PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS);
@@ -24,12 +25,7 @@ beforeAll(async () => {
   // A broker that is not there: every publish waits out its confirm timeout and fails.
   broker = Broker.connect({ url: `amqp://guest:guest@127.0.0.1:${await freePort()}`, connectionName: 'unreachable', logger, reconnectSeconds: 0.2 });
   publisher = new ConfirmedPublisher(broker, { name: 'unreachable', timeoutMs: 200 });
-  endpointId = randomUUID();
-  await database.pool.query(
-    `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
-     VALUES ($1, $2, 1, 'E', 'https://example.com/hooks', '{suggestion.created}', 'sealed')`,
-    [endpointId, owner.team_id],
-  );
+  endpointId = await insertEndpoint(database.pool, { teamId: owner.team_id });
 }, 60_000);
 
 afterAll(async () => {

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import winston from 'winston';
 import { migrateWorkerDatabase } from '../database.js';
 import { pruneDeliveries, pruneReceivedEvents } from './prune-delivery-history.js';
+import { insertEndpoint } from '../testing/endpoint-rows.js';
 
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
 let database: MigratedTestDatabase;
@@ -22,13 +23,7 @@ afterAll(async () => {
 });
 
 async function endpoint(): Promise<string> {
-  const id = randomUUID();
-  await pool.query(
-    `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
-     VALUES ($1, $2, 1, 'E', 'https://example.com/hooks', '{suggestion.created}', 'sealed')`,
-    [id, randomUUID()],
-  );
-  return id;
+  return insertEndpoint(pool);
 }
 
 /** A delivery created `createdDaysAgo` and last changed `changedDaysAgo`, with one attempt. */

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
 import { createMigratedTestDatabase } from '@feedback/test-support';
@@ -8,6 +8,7 @@ import { migrateWorkerDatabase } from '../database.js';
 import type { Logger } from '@feedback/logging';
 import { resealSigningSecrets, signingSecretResealing } from './reseal-signing-secrets.js';
 import { SecretBox, generateSigningSecret } from './signing-secrets.js';
+import { insertEndpoint } from '../testing/endpoint-rows.js';
 
 const newKey = () => randomBytes(32).toString('base64');
 
@@ -67,13 +68,7 @@ describe('resealSigningSecrets', () => {
   });
 
   async function endpointSealed(sealed: string): Promise<string> {
-    const id = randomUUID();
-    await database.pool.query(
-      `INSERT INTO webhooks.webhook_endpoints (id, team_id, app_id, name, url, events, secret_encrypted)
-       VALUES ($1, $2, 1, 'E', 'https://example.com/hooks', '{suggestion.created}', $3)`,
-      [id, randomUUID(), sealed],
-    );
-    return id;
+    return insertEndpoint(database.pool, { sealedSecret: sealed });
   }
   const stored = async (id: string) =>
     (await database.pool.query<{ secret_encrypted: string; updated_at: Date }>('SELECT secret_encrypted, updated_at FROM webhooks.webhook_endpoints WHERE id = $1', [id])).rows[0]!;
