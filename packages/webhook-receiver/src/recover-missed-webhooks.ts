@@ -78,7 +78,7 @@ async function sweepList<R extends UpdatedRecord>(
   since: string,
   overlapMs: number,
   handle: (item: R) => Promise<void> | void,
-): Promise<{ count: number; latest: string; error?: { error: unknown } }> {
+): Promise<{ count: number; latest: string; failure?: { error: unknown } }> {
   let latest = since;
   let count = 0;
   try {
@@ -88,7 +88,7 @@ async function sweepList<R extends UpdatedRecord>(
       count += 1;
     }
   } catch (error) {
-    return { count, latest, error: { error } };
+    return { count, latest, failure: { error } };
   }
   return { count, latest };
 }
@@ -110,10 +110,9 @@ export async function recoverMissedWebhooks<S extends UpdatedRecord, T extends U
   const suggestions = await sweepList(options.source.suggestions, since.suggestions, overlapMs, (item) => options.onSuggestion(item));
   const tickets = await sweepList(options.source.tickets, since.tickets, overlapMs, (item) => options.onTicket(item));
   const checkpoint = { suggestions: suggestions.latest, tickets: tickets.latest };
-  const failures = [
-    ...(suggestions.error ? [{ list: 'suggestions' as const, error: suggestions.error.error }] : []),
-    ...(tickets.error ? [{ list: 'tickets' as const, error: tickets.error.error }] : []),
-  ];
+  const failures = Object.entries({ suggestions, tickets }).flatMap(([list, swept]) =>
+    swept.failure ? [{ list: list as keyof RecoveryCheckpoint, error: swept.failure.error }] : [],
+  );
   if (failures.length > 0) throw new RecoveryError(checkpoint, failures, { suggestions: suggestions.count, tickets: tickets.count });
   return { suggestions: suggestions.count, tickets: tickets.count, checkpoint };
 }
