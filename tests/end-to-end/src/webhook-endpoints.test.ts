@@ -133,17 +133,52 @@ describe('webhook endpoints', () => {
     expect(refused.body).toMatchObject({ error: 'validation_failed' });
   });
 
-  it('are managed by Owners and Admins only', async () => {
-    const email = `member-${Date.now()}@example.com`;
-    await call(url(), 'POST', '/dashboard/v1/members', { token: owner.token, body: { name: 'M', email, password: 'a long enough password', role: 'member' } });
-    const token = (await call<{ token: string }>(url(), 'POST', '/dashboard/v1/sign-in', { body: { email, password: 'a long enough password' } })).body.token;
-    expect((await webhooks('GET', '', undefined, token)).body).toMatchObject({ error: 'insufficient_role' });
-    expect((await webhooks('POST', '', endpoint('No'), token)).status).toBe(403);
-    // Refused for who they are before anything they sent is looked at.
-    const history = await webhooks('GET', `/${randomUUID()}/deliveries?limit=1000&before=x`, undefined, token);
-    expect(history.body).toMatchObject({ error: 'insufficient_role' });
-    expect((await webhooks('GET', '/not-an-id', undefined, token)).body).toMatchObject({ error: 'insufficient_role' });
-    expect((await webhooks('PATCH', `/${randomUUID()}`, ['not', 'an', 'object'], token)).body).toMatchObject({ error: 'insufficient_role' });
+  it('are managed by Owners and Admins only: an Admin does everything an Owner does, a Member nothing', async () => {
+    const memberToken = async (role: 'admin' | 'member') => {
+      const email = `${role}-${randomUUID()}@example.com`;
+      await call(url(), 'POST', '/dashboard/v1/members', { token: owner.token, body: { name: role, email, password: 'a long enough password', role } });
+      return (await call<{ token: string }>(url(), 'POST', '/dashboard/v1/sign-in', { body: { email, password: 'a long enough password' } })).body.token;
+    };
+    const admin = await memberToken('admin');
+    const member = await memberToken('member');
+
+    const created = await webhooks('POST', '', endpoint('By an Admin'), admin);
+    expect(created.status).toBe(201);
+    const id = (created.body['endpoint'] as { id: string }).id;
+    expect((await webhooks('GET', '', undefined, admin)).status).toBe(200);
+    expect((await webhooks('GET', `/${id}`, undefined, admin)).status).toBe(200);
+    expect((await webhooks('PATCH', `/${id}`, { name: 'Renamed by an Admin' }, admin)).status).toBe(200);
+    expect((await webhooks('POST', `/${id}/rotate-secret`, undefined, admin)).status).toBe(200);
+    const test = await webhooks('POST', `/${id}/test`, undefined, admin);
+    expect(test.status).toBe(202);
+    const deliveryId = test.body['id'] as string;
+    expect((await webhooks('GET', `/${id}/deliveries`, undefined, admin)).status).toBe(200);
+    expect((await webhooks('GET', `/${id}/deliveries/${deliveryId}`, undefined, admin)).status).toBe(200);
+
+    // A Member is refused on every route, for who they are, whether or not what they name exists
+    // and before anything they sent is looked at.
+    for (const [method, path, body] of [
+      ['GET', ''],
+      ['POST', '', endpoint('No')],
+      ['GET', `/${id}`],
+      ['PATCH', `/${id}`, { name: 'No' }],
+      ['PATCH', `/${randomUUID()}`, ['not', 'an', 'object']],
+      ['POST', `/${id}/rotate-secret`],
+      ['POST', `/${id}/test`],
+      ['GET', `/${id}/deliveries`],
+      ['GET', `/${randomUUID()}/deliveries?limit=1000&before=x`],
+      ['GET', `/${id}/deliveries/${deliveryId}`],
+      ['POST', `/${id}/deliveries/${deliveryId}/redeliver`],
+      ['GET', '/not-an-id'],
+      ['DELETE', `/${id}`],
+    ] as const) {
+      const answer = await webhooks(method, path, body, member);
+      expect({ method, path, status: answer.status, body: answer.body }).toMatchObject({ status: 403, body: { error: 'insufficient_role' } });
+    }
+    expect((await webhooks('GET', `/${id}`)).body).toMatchObject({ name: 'Renamed by an Admin' });
+
+    expect((await webhooks('DELETE', `/${id}`, undefined, admin)).status).toBe(204);
+    expect((await webhooks('GET', `/${id}`, undefined, admin)).status).toBe(404);
   });
 
   it('answer 404 for an id that is not one, as for one no endpoint or delivery has', async () => {
@@ -371,6 +406,20 @@ describe('plan limits', () => {
     try {
       const created = await rpc.call('webhook-worker.createEndpoint', { owner: { team_id: team.teamId, app_id: app, plan: 'starter' }, name: 'Fourth', url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
       expect(created.endpoint.name).toBe('Fourth');
+    } finally {
+      await rpc.close();
+    }
+  });
+
+  it('takes a creation authorised on Free when the team has moved to Starter since', async () => {
+    const team = await signUpTeam(url(), 'free');
+    const app = (await createApp(url(), team.token, 'Upgraded from Free')).appId;
+    expect((await call(url(), 'PATCH', '/dashboard/v1/team', { token: team.token, body: { plan: 'starter' } })).status).toBe(200);
+    // A creation the dashboard authorised a moment before, on Free, reaches the worker only now.
+    const rpc = await connectRpcCaller(system, { name: 'upgraded-from-free', timeoutMs: 5000 });
+    try {
+      const created = await rpc.call('webhook-worker.createEndpoint', { owner: { team_id: team.teamId, app_id: app, plan: 'free' }, name: 'First', url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
+      expect(created.endpoint.name).toBe('First');
     } finally {
       await rpc.close();
     }

@@ -64,8 +64,12 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
   return {
     async create(request: RpcRequest<'webhook-worker.createEndpoint'>, call: RpcCall): Promise<RpcResult<'webhook-worker.createEndpoint'>> {
       // A plan without webhooks is told so before its URL is checked (a DNS lookup, and an error
-      // about a URL it could not use anyway).
-      if (WEBHOOK_ENDPOINT_LIMITS[request.owner.plan] === 0) throw planLimitReached(request.owner.plan);
+      // about a URL it could not use anyway); asked again first, since the plan the dashboard read
+      // may have been raised a moment ago (a team that has just upgraded is not refused).
+      if (WEBHOOK_ENDPOINT_LIMITS[request.owner.plan] === 0) {
+        const plan = await currentPlan(request.owner.team_id);
+        if (WEBHOOK_ENDPOINT_LIMITS[plan] === 0) throw planLimitReached(plan);
+      }
       const url = await urls.check(request.url);
       const secret = generateSigningSecret();
       const endpoint = await prisma.$transaction(async (tx) => {
