@@ -169,6 +169,22 @@ describe('webhook delivery', () => {
     expect(elsewhere.received).toHaveLength(0);
   });
 
+  it('counts an answer that does not come within the time limit (10 s) as a failed attempt, and retries it with the same id', async () => {
+    const target = await receiver();
+    target.answer = (_request, index) => (index === 0 ? { status: 204, delayMs: 10_500 } : { status: 204 });
+    const { id: endpointId } = await endpointFor(target, ['suggestion.created']);
+    await suggest('Answered too late');
+    const delivery = await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { endpointId, status: 'delivered' }, include: { attemptLog: { orderBy: { number: 'asc' } } } }).then((row) => row ?? undefined),
+      { what: 'delivery on the second attempt', timeoutMs: 30_000 },
+    );
+    expect(delivery.attemptLog.map((attempt) => [attempt.responseCode, attempt.error])).toEqual([
+      [null, 'ETIMEDOUT: no complete answer within 10000 ms'],
+      [204, null],
+    ]);
+    expect(new Set(target.received.map((request) => request.headers['x-service-delivery']))).toEqual(new Set([delivery.id]));
+  }, 45_000);
+
   it('fails against a receiver whose certificate is not trusted: TLS is always verified', async () => {
     const target = await receiver('untrusted');
     const { id: endpointId } = await endpointFor(target, ['suggestion.created']);
