@@ -1,6 +1,7 @@
-import { lookup } from 'node:dns/promises';
 import { RpcError } from '@feedback/messaging';
 import { hasHostNameForm, hostAllowlist, isPublicAddress, urlProblem } from './address-policy.js';
+import { dnsResolveAll, resolveAllAddresses } from './name-resolver.js';
+import type { ResolveAll } from './name-resolver.js';
 
 /**
  * How long the save-time check waits for a name to resolve. The system resolver can take many
@@ -8,15 +9,18 @@ import { hasHostNameForm, hostAllowlist, isPublicAddress, urlProblem } from './a
  */
 const RESOLVE_TIMEOUT_MS = 3000;
 
-/** Every address `host` resolves to, or a failure once `timeoutMs` has passed. */
-function resolveWithin(timeoutMs: number): (host: string) => Promise<string[]> {
+/**
+ * Every address `host` resolves to in DNS (not through the system's lookup: see name-resolver.ts),
+ * or a failure once `timeoutMs` has passed.
+ */
+function resolveWithin(timeoutMs: number, resolve: ResolveAll = dnsResolveAll()): (host: string) => Promise<string[]> {
   return async (host) => {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
-      return (await Promise.race([lookup(host, { all: true, verbatim: true }), timedOut])).map((entry) => entry.address);
+      return (await Promise.race([resolveAllAddresses(resolve, host), timedOut])).map((entry) => entry.address);
     } finally {
       clearTimeout(timer);
     }

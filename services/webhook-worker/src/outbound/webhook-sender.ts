@@ -5,6 +5,7 @@ import { Agent } from 'undici';
 import type { Dispatcher } from 'undici';
 import { hostAllowlist, isPublicAddress } from './address-policy.js';
 import { safeLookup } from './safe-lookup.js';
+import type { ResolveAll } from './name-resolver.js';
 
 export interface SendResult {
   /** The receiver's status, when it answered. */
@@ -23,6 +24,8 @@ export interface SenderOptions {
   allowedPrivateHosts?: readonly string[];
   /** An extra CA certificate (PEM file) to trust besides the system's: local test receivers only. */
   extraCaFile?: string;
+  /** How customers' hosts are resolved. Default: DNS (name-resolver.ts); another only in tests. */
+  resolve?: ResolveAll;
 }
 
 const BODY_START_BYTES = 1024;
@@ -60,7 +63,7 @@ export class WebhookSender {
     this.dispatcher = new Agent({
       connections: 256,
       connect: {
-        lookup: safeLookup(this.isAllowlisted),
+        lookup: safeLookup(this.isAllowlisted, options.resolve),
         rejectUnauthorized: true,
         timeout: this.timeoutMs,
         ...(extraCa.length > 0 ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...extraCa] }) } : {}),
