@@ -12,8 +12,11 @@ import type { Logger } from '@feedback/logging';
  * We apply them ourselves rather than with `prisma migrate deploy` because Prisma's schema engine
  * is a native binary downloaded outside the npm registry (see docs/decisions.md).
  *
- * Each migration runs in its own transaction; an advisory lock lets several replicas start at
- * once; an applied migration whose file later changed stops start-up instead of drifting.
+ * Each migration runs in its own transaction, holding an advisory lock for that transaction only,
+ * so several replicas may start at once; an applied migration whose file later changed stops
+ * start-up instead of drifting. No lock is held between transactions: through a pooler in
+ * transaction mode (PgBouncer), consecutive transactions may run on different server connections,
+ * and a session's lock would be taken on one and released, or not, on another.
  */
 export interface MigrationOptions {
   connectionString: string;
@@ -43,44 +46,55 @@ export async function runMigrations(options: MigrationOptions): Promise<string[]
     .sort();
   const client = new pg.Client({ connectionString: options.connectionString });
   await client.connect();
+  const lockKey = `migrations:${options.schema}`;
+  /** Runs `work` in one transaction that holds the schema's migration lock until it ends. */
+  const underLock = async <T>(work: () => Promise<T>): Promise<T> => {
+    await client.query('BEGIN');
+    try {
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockKey]);
+      const result = await work();
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  };
+  const appliedChecksum = async (name: string) =>
+    (await client.query<{ checksum: string }>(`SELECT checksum FROM ${schema}.schema_migrations WHERE name = $1`, [name])).rows[0]?.checksum;
   const applied: string[] = [];
   try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`migrations:${options.schema}`]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
-         name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
-    );
-    const done = new Map<string, string>(
-      (await client.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM ${schema}.schema_migrations`)).rows.map(
-        (row) => [row.name, row.checksum],
-      ),
-    );
+    await underLock(async () => {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
+           name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
+    });
     for (const name of folders) {
       const sql = await readFile(join(options.directory, name, 'migration.sql'), 'utf8');
       const checksum = checksumOf(sql);
-      const previous = done.get(name);
-      if (previous !== undefined) {
-        if (previous !== checksum) {
-          throw new MigrationError(`migration ${name} was changed after it was applied to schema ${options.schema}`);
+      // Looked up under the lock: another replica may have applied it a moment ago.
+      const done = await underLock(async () => {
+        const previous = await appliedChecksum(name);
+        if (previous !== undefined) {
+          if (previous !== checksum) throw new MigrationError(`migration ${name} was changed after it was applied to schema ${options.schema}`);
+          return false;
         }
-        continue;
-      }
-      await client.query('BEGIN');
-      try {
         await client.query(`SET LOCAL search_path TO ${schema}`);
-        await client.query(sql);
+        try {
+          await client.query(sql);
+        } catch (error) {
+          throw new MigrationError(`migration ${name} failed: ${(error as Error).message}`);
+        }
         await client.query(`INSERT INTO ${schema}.schema_migrations (name, checksum) VALUES ($1, $2)`, [name, checksum]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw new MigrationError(`migration ${name} failed: ${(error as Error).message}`);
-      }
+        return true;
+      });
+      if (!done) continue;
       applied.push(name);
       options.logger.info('migration applied', { schema: options.schema, migration: name });
     }
   } finally {
-    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrations:${options.schema}`]).catch(() => undefined);
     await client.end();
   }
   return applied;
