@@ -1,4 +1,5 @@
-import { integer, loadConfig, oneOf, string, url } from '@feedback/config';
+import { createPrivateKey } from 'node:crypto';
+import { ConfigError, integer, loadConfig, oneOf, string, url } from '@feedback/config';
 import { databasePoolSizeVariable } from '@feedback/database';
 
 /** Every environment variable the authority reads, validated at start-up. */
@@ -38,6 +39,26 @@ export interface AuthorityConfig {
   logLevel: string;
 }
 
+/**
+ * The session signing key as a PEM, checked to be one here: a key that does not parse is a
+ * configuration error naming its variable (exit 78), not a crash with OpenSSL's words. Neither the
+ * key nor the parser's message, which may quote it, is shown.
+ */
+function sessionSigningKeyOf(value: string): string {
+  // Environment files often carry a PEM on one line with literal "\n".
+  const pem = value.replace(/\\n/g, '\n');
+  let keyType: string | undefined;
+  try {
+    keyType = createPrivateKey(pem).asymmetricKeyType;
+  } catch {
+    keyType = undefined;
+  }
+  if (keyType !== 'ed25519') {
+    throw new ConfigError(['SESSION_SIGNING_KEY must be an Ed25519 private key in PKCS#8 PEM (openssl genpkey -algorithm ed25519)']);
+  }
+  return pem;
+}
+
 export function readAuthorityConfig(env: Record<string, string | undefined> = process.env) {
   const loaded = loadConfig(authorityEnvironment, env);
   const values = loaded.values;
@@ -47,8 +68,7 @@ export function readAuthorityConfig(env: Record<string, string | undefined> = pr
     amqpUrl: values.AMQP_URL,
     brokerNamespace: values.BROKER_NAMESPACE,
     healthPort: values.HEALTH_PORT,
-    // Environment files often carry a PEM on one line with literal "\n".
-    sessionSigningKey: values.SESSION_SIGNING_KEY.replace(/\\n/g, '\n'),
+    sessionSigningKey: sessionSigningKeyOf(values.SESSION_SIGNING_KEY),
     sessionTtlSeconds: values.SESSION_TTL_SECONDS,
     keyChangeTimeoutMs: values.KEY_CHANGE_TIMEOUT_MS,
     rpcTimeoutMs: values.RPC_TIMEOUT_MS,

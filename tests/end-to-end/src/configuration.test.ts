@@ -37,6 +37,21 @@ describe('start-up configuration', () => {
     expect(result.stderr).toMatch(/PORT must be a whole number/);
   });
 
+  it('names a session signing key that is not an Ed25519 private key, without showing it', () => {
+    const base = { DATABASE_URL: 'postgresql://127.0.0.1/x', AMQP_URL: 'amqp://127.0.0.1' };
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    for (const key of ['-----BEGIN PRIVATE KEY-----\nnot-a-key-hunter4\n-----END PRIVATE KEY-----', rsa]) {
+      const result = start('authority', { ...base, SESSION_SIGNING_KEY: key });
+      expect(result.status).toBe(EXIT_CONFIG);
+      expect(result.stderr).toMatch(/SESSION_SIGNING_KEY must be an Ed25519 private key/);
+      expect(result.stderr + result.stdout).not.toMatch(/hunter4|BEGIN PRIVATE KEY/);
+      expect(result.stderr + result.stdout).not.toContain(rsa.split('\n')[1]);
+    }
+    // One on a single line with literal "\n", as environment files carry it, is taken.
+    const ed25519 = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    expect(readAuthorityConfig({ ...base, SESSION_SIGNING_KEY: ed25519.replace(/\n/g, '\\n') }).config.sessionSigningKey).toBe(ed25519);
+  });
+
   it('never prints a password from a URL it could not use', () => {
     const result = start('authority', { DATABASE_URL: 'postgresql://u:hunter2@127.0.0.1/x', AMQP_URL: 'http://guest:hunter3@h' });
     expect(result.status).toBe(EXIT_CONFIG);
