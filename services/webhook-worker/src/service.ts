@@ -89,14 +89,19 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       'webhook-worker.redeliver': history.redeliver,
     },
   });
+  const store = new AttemptStore(pool, { recordGatherMs: config.recordGatherMs });
+  // Read at each scrape, once the attempt maker below exists.
+  const metrics: WebhookMetrics = new WebhookMetrics(registry, () => attempts.slots);
   const sender = new WebhookSender({
     timeoutMs: config.webhookTimeoutMs,
     allowedPrivateHosts: config.allowedPrivateHosts,
     extraCaFile: config.extraCaFile || undefined,
+    // The cause the delivery history does not show: a customer's name, or this worker's DNS.
+    onHostRefused: (host, reason) => {
+      metrics.hostsRefused.inc({ reason });
+      logger.warn("connection refused: the endpoint's host did not resolve to a public address", { host, reason });
+    },
   });
-  const store = new AttemptStore(pool, { recordGatherMs: config.recordGatherMs });
-  // Read at each scrape, once the attempt maker below exists.
-  const metrics: WebhookMetrics = new WebhookMetrics(registry, () => attempts.slots);
   const attempts: AttemptMaker = new AttemptMaker({
     metrics,
     store,

@@ -127,6 +127,14 @@ describe('names and allowlisted hosts at save time', () => {
   });
 });
 
+describe('the save-time check against DNS', () => {
+  it('takes a public address as its own answer, without a lookup', async () => {
+    const policy = new EndpointUrlPolicy([]);
+    expect(await policy.check('https://93.184.216.34/hook')).toBe('https://93.184.216.34/hook');
+    expect(await policy.check('https://[2606:4700::1111]:8443/hook')).toBe('https://[2606:4700::1111]:8443/hook');
+  });
+});
+
 describe('the lookup of every outbound connection', () => {
   const resolvingTo = (addresses: string[]): ResolveAll => (_host, _options, callback) =>
     callback(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
@@ -136,19 +144,19 @@ describe('the lookup of every outbound connection', () => {
     });
 
   it.each([true, false])('refuses a name with one private address among public ones (all: %s), whichever would be dialled', async (all) => {
-    const lookup = safeLookup(() => false, resolvingTo(['93.184.216.34', '10.0.0.1']));
+    const lookup = safeLookup({ isAllowlisted: () => false, resolve: resolvingTo(['93.184.216.34', '10.0.0.1']) });
     expect((await lookUp(lookup, all)).error).toMatchObject({ code: 'EUNSAFEADDRESS' });
-    const reversed = safeLookup(() => false, resolvingTo(['10.0.0.1', '93.184.216.34']));
+    const reversed = safeLookup({ isAllowlisted: () => false, resolve: resolvingTo(['10.0.0.1', '93.184.216.34']) });
     expect((await lookUp(reversed, all)).error).toMatchObject({ code: 'EUNSAFEADDRESS' });
   });
 
   it('refuses an IPv4-compatible IPv6 answer, written dotted as resolvers write it', async () => {
-    const lookup = safeLookup(() => false, resolvingTo(['::8.8.8.8']));
+    const lookup = safeLookup({ isAllowlisted: () => false, resolve: resolvingTo(['::8.8.8.8']) });
     expect((await lookUp(lookup, true)).error).toMatchObject({ code: 'EUNSAFEADDRESS' });
   });
 
   it('answers every public address with all, the first without', async () => {
-    const lookup = safeLookup(() => false, resolvingTo(['93.184.216.34', '2606:4700:4700::1111']));
+    const lookup = safeLookup({ isAllowlisted: () => false, resolve: resolvingTo(['93.184.216.34', '2606:4700:4700::1111']) });
     expect(await lookUp(lookup, true)).toEqual({ error: null, address: [{ address: '93.184.216.34', family: 4 }, { address: '2606:4700:4700::1111', family: 6 }] });
     expect(await lookUp(lookup, false)).toEqual({ error: null, address: '93.184.216.34' });
   });

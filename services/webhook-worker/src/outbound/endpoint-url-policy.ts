@@ -4,27 +4,14 @@ import { dnsResolveAll, resolveAllAddresses } from './name-resolver.js';
 import type { ResolveAll } from './name-resolver.js';
 
 /**
- * How long the save-time check waits for a name to resolve. The system resolver can take many
- * seconds to give up, and the creation would then finish after the dashboard stopped waiting.
+ * How long the save-time check waits for a name to resolve: a creation that waited for a silent
+ * name server would finish after the dashboard stopped waiting.
  */
 const RESOLVE_TIMEOUT_MS = 3000;
 
-/**
- * Every address `host` resolves to in DNS (not through the system's lookup: see name-resolver.ts),
- * or a failure once `timeoutMs` has passed.
- */
-function resolveWithin(timeoutMs: number, resolve: ResolveAll = dnsResolveAll()): (host: string) => Promise<string[]> {
-  return async (host) => {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    });
-    try {
-      return (await Promise.race([resolveAllAddresses(resolve, host), timedOut])).map((entry) => entry.address);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+/** Every address `host` has in DNS (not through the system's lookup: see name-resolver.ts). */
+function addressesInDns(resolve: ResolveAll): (host: string) => Promise<string[]> {
+  return async (host) => (await resolveAllAddresses(resolve, host)).map((entry) => entry.address);
 }
 
 /**
@@ -39,7 +26,7 @@ export class EndpointUrlPolicy {
 
   constructor(
     allowedPrivateHosts: readonly string[] = [],
-    private readonly resolve: (host: string) => Promise<string[]> = resolveWithin(RESOLVE_TIMEOUT_MS),
+    private readonly resolve: (host: string) => Promise<string[]> = addressesInDns(dnsResolveAll({ deadlineMs: RESOLVE_TIMEOUT_MS })),
   ) {
     this.isAllowlisted = hostAllowlist(allowedPrivateHosts);
   }

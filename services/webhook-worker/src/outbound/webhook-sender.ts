@@ -26,6 +26,8 @@ export interface SenderOptions {
   extraCaFile?: string;
   /** How customers' hosts are resolved. Default: DNS (name-resolver.ts); another only in tests. */
   resolve?: ResolveAll;
+  /** Told why a customer's host was refused at connection time (see SafeLookupOptions). */
+  onHostRefused?: (host: string, reason: string) => void;
 }
 
 const BODY_START_BYTES = 1024;
@@ -63,7 +65,7 @@ export class WebhookSender {
     this.dispatcher = new Agent({
       connections: 256,
       connect: {
-        lookup: safeLookup(this.isAllowlisted, options.resolve),
+        lookup: safeLookup({ isAllowlisted: this.isAllowlisted, resolve: options.resolve, onRefused: options.onHostRefused }),
         rejectUnauthorized: true,
         timeout: this.timeoutMs,
         ...(extraCa.length > 0 ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...extraCa] }) } : {}),
