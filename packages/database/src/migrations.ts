@@ -82,13 +82,12 @@ export async function runMigrations(options: MigrationOptions): Promise<string[]
           return false;
         }
         await client.query(`SET LOCAL search_path TO ${schema}`);
-        try {
-          await client.query(sql);
-        } catch (error) {
-          throw new MigrationError(`migration ${name} failed: ${(error as Error).message}`);
-        }
+        await client.query(sql);
         await client.query(`INSERT INTO ${schema}.schema_migrations (name, checksum) VALUES ($1, $2)`, [name, checksum]);
         return true;
+      }).catch((error: unknown) => {
+        // Named whatever failed: the migration, its record, or its commit (a deferred constraint).
+        throw error instanceof MigrationError ? error : new MigrationError(`migration ${name} failed: ${(error as Error).message}`);
       });
       if (!done) continue;
       applied.push(name);
