@@ -68,7 +68,8 @@ await Promise.all([
   waitUntilReady('webhook-worker', `http://127.0.0.1:${ports.worker}/health/ready`, deadline),
 ]).then(
   () => console.log(`all services ready; the API is at http://127.0.0.1:${ports.api}/api/v1 (Ctrl-C stops)`),
-  // Left running: a service waiting for PostgreSQL or RabbitMQ becomes ready once they are up.
-  (error) => console.error(`${error.message} within 60 s: see its log above; the services keep running and trying (Ctrl-C stops)`),
+  // Left running: one waiting for RabbitMQ becomes ready once it is up (one that cannot reach
+  // PostgreSQL at start-up exits, and the others with it).
+  (error) => console.error(`${error.message} within 60 s: see its log above (Ctrl-C stops)`),
 );
 await result.catch(() => process.exit(1));

@@ -16,6 +16,10 @@ vhost=${1:-/}
 namespace=${2:-}
 
 version=$(rabbitmq-diagnostics -q server_version)
+if [[ ! $version =~ ^[0-9]+\. ]]; then
+  echo "could not read the broker's version (got '$version'); nothing changed" >&2
+  exit 1
+fi
 if (( ${version%%.*} < 4 )); then
   echo "RabbitMQ $version: quorum queues have no delivery limit by default; nothing to do"
   exit 0
