@@ -13,6 +13,7 @@ import { endpointCommands } from './endpoints/endpoint-commands.js';
 import { signingSecretResealing } from './endpoints/reseal-signing-secrets.js';
 import { SecretBox } from './endpoints/signing-secrets.js';
 import { EndpointUrlPolicy } from './outbound/endpoint-url-policy.js';
+import { hostRefusalReporter } from './outbound/host-refusals.js';
 import {
   DEFAULT_SHUTDOWN_GRACE_MS,
   Lifecycle,
@@ -54,9 +55,11 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   // the key that seals them, the ones a previous key sealed are sealed again under the current
   // one (docs/webhooks.md, "Endpoints").
   const resealing = signingSecretResealing(pool, secrets, logger);
-  const urlPolicy = new EndpointUrlPolicy(config.allowedPrivateHosts);
-  // The worker's one call out: a team's plan as it is now, when an endpoint is created.
   const registry = createMetricsRegistry('webhook-worker');
+  // The reason a host was refused, which the dashboard and the delivery history do not show.
+  const hostRefused = hostRefusalReporter(registry, logger);
+  const urlPolicy = new EndpointUrlPolicy(config.allowedPrivateHosts, undefined, hostRefused('save'));
+  // The worker's one call out: a team's plan as it is now, when an endpoint is created.
   const authority = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs, metrics: registry });
   const currentPlan = async (teamId: string) => {
     try {
@@ -96,11 +99,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     timeoutMs: config.webhookTimeoutMs,
     allowedPrivateHosts: config.allowedPrivateHosts,
     extraCaFile: config.extraCaFile || undefined,
-    // The cause the delivery history does not show: a customer's name, or this worker's DNS.
-    onHostRefused: (host, reason) => {
-      metrics.hostsRefused.inc({ reason });
-      logger.warn("connection refused: the endpoint's host did not resolve to a public address", { host, reason });
-    },
+    onHostRefused: hostRefused('connect'),
   });
   const attempts: AttemptMaker = new AttemptMaker({
     metrics,

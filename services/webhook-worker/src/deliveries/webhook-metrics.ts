@@ -16,7 +16,6 @@ export class WebhookMetrics {
   readonly settled: Counter<'status'>;
   readonly handedOff: Counter;
   readonly secretUnopenable: Counter;
-  readonly hostsRefused: Counter;
   readonly throttled: Counter;
 
   constructor(
@@ -66,12 +65,6 @@ export class WebhookMetrics {
     this.secretUnopenable = new Counter({
       name: 'feedback_webhook_attempts_held_secret_unopenable_total',
       help: "Attempts not made, and put back to wait, because no key this worker has opens their endpoint's signing secret (SIGNING_SECRET_ENCRYPTION_KEY, SIGNING_SECRET_PREVIOUS_KEYS)",
-      registers,
-    });
-    this.hostsRefused = new Counter({
-      name: 'feedback_webhook_hosts_refused_total',
-      help: "Connections not made because the endpoint's host name resolved to a non-public address (reason not_public) or did not resolve (the resolver's code: ENOTFOUND, ETIMEOUT, ESERVFAIL, ...); the delivery history shows both alike",
-      labelNames: ['reason'],
       registers,
     });
     this.throttled = new Counter({

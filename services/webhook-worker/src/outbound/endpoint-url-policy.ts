@@ -27,6 +27,8 @@ export class EndpointUrlPolicy {
   constructor(
     allowedPrivateHosts: readonly string[] = [],
     private readonly resolve: (host: string) => Promise<string[]> = addressesInDns(dnsResolveAll({ deadlineMs: RESOLVE_TIMEOUT_MS })),
+    /** Told why a host was refused (`not_public`, or the resolver's code), which the answer does not say. */
+    private readonly onRefused?: (host: string, reason: string) => void,
   ) {
     this.isAllowlisted = hostAllowlist(allowedPrivateHosts);
   }
@@ -58,10 +60,14 @@ export class EndpointUrlPolicy {
     let addresses: string[];
     try {
       addresses = await this.resolve(host);
-    } catch {
+    } catch (error) {
+      this.onRefused?.(host, (error as NodeJS.ErrnoException).code ?? 'unknown');
       throw notPublic;
     }
-    if (addresses.length === 0 || addresses.some((address) => !isPublicAddress(address))) throw notPublic;
+    if (addresses.length === 0 || addresses.some((address) => !isPublicAddress(address))) {
+      this.onRefused?.(host, 'not_public');
+      throw notPublic;
+    }
     return withinLength(storedForm(url));
   }
 }

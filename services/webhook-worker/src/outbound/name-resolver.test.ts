@@ -7,12 +7,13 @@ import { dnsResolveAll, resolveAllAddresses } from './name-resolver.js';
 import { safeLookup } from './safe-lookup.js';
 
 // A name server of our own on a local UDP port: it answers the names below, says NXDOMAIN for
-// any other, and never answers a name starting with "silent".
+// any other, never answers a name starting with "silent", nor an AAAA query for "aaaa-silent".
 const zone: Record<string, { A?: string[]; AAAA?: string[] }> = {
   'hooks.example.com': { A: ['93.184.216.34'], AAAA: ['2606:4700:4700::1111'] },
   'v6only.example.com': { AAAA: ['2606:4700:4700::1111'] },
   'rebound.example.com': { A: ['93.184.216.34'], AAAA: ['fd00::1'] },
   'metadata.example.com': { A: ['169.254.169.254'] },
+  'aaaa-silent.example.com': { A: ['93.184.216.34'] },
 };
 let server: Socket;
 let nameServer: string;
@@ -24,7 +25,7 @@ beforeAll(async () => {
     const query = dnsPacket.decode(message);
     const question = query.questions![0]!;
     queriesSeen += 1;
-    if (question.name.startsWith('silent')) return;
+    if (question.name.startsWith('silent') || (question.name.startsWith('aaaa-silent') && question.type === 'AAAA')) return;
     const records = zone[question.name];
     const type = question.type as 'A' | 'AAAA';
     const answer = dnsPacket.encode({
@@ -67,6 +68,11 @@ describe('the resolver of customers\' hosts', () => {
     expect(await resolveAllAddresses(resolver(), '93.184.216.34')).toEqual([{ address: '93.184.216.34', family: 4 }]);
     expect(await resolveAllAddresses(resolver(), '2606:4700::1111')).toEqual([{ address: '2606:4700::1111', family: 6 }]);
     expect(queriesSeen).toBe(before);
+  });
+
+  it('does not wait for a family the server never answers once the other has answered', async () => {
+    // A deadline far beyond the test's own time limit: only the short grace can end this lookup.
+    expect(await resolveAllAddresses(resolver(600_000), 'aaaa-silent.example.com')).toEqual([{ address: '93.184.216.34', family: 4 }]);
   });
 
   it('gives up on a silent name server at its deadline, whatever c-ares would still try', async () => {

@@ -19,6 +19,8 @@ export interface DnsResolverOptions {
 /** c-ares' own wait for one server's answer, and how often it asks each server. */
 const QUERY_TIMEOUT_MS = 1000;
 const QUERY_TRIES = 2;
+/** Once one family has answered, how long the other may still take. */
+const OTHER_FAMILY_GRACE_MS = 250;
 
 /**
  * The addresses of a customer's host, asked of the name servers directly (c-ares), never through
@@ -50,20 +52,37 @@ export function dnsResolveAll(options: DnsResolverOptions = {}): ResolveAll {
     const literal = isIP(hostname);
     if (literal) return callback(null, [{ address: hostname, family: literal }]);
     const families: Array<4 | 6> = lookupOptions.family === 4 || lookupOptions.family === 6 ? [lookupOptions.family] : [4, 6];
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(Object.assign(new Error(`no answer for ${hostname} within ${deadlineMs} ms`), { code: 'ETIMEOUT' })), deadlineMs);
-    });
-    // A query still out at the deadline is left to end on its own: it holds a socket, no thread.
-    const answered = families.map((family) => Promise.race([query(family, hostname), late]));
-    void Promise.allSettled(answered).then((outcomes) => {
-      clearTimeout(timer);
-      const addresses = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? outcome.value : []));
+    const answers = new Map<4 | 6, LookupAddress[]>();
+    const failures: NodeJS.ErrnoException[] = [];
+    let pending = families.length;
+    let finished = false;
+    let grace: NodeJS.Timeout | undefined;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(deadline);
+      clearTimeout(grace);
+      const addresses = families.flatMap((family) => answers.get(family) ?? []);
       if (addresses.length > 0) return callback(null, addresses);
-      // Neither family answered: the first failure says why (ENOTFOUND, ENODATA, ETIMEOUT, ...).
-      const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-      callback(failure ? (failure.reason as NodeJS.ErrnoException) : Object.assign(new Error(`${hostname} has no address`), { code: 'ENODATA' }), []);
-    });
+      // No family answered: the first failure says why (ENOTFOUND, ENODATA, ...), else the deadline.
+      callback(failures[0] ?? Object.assign(new Error(`no answer for ${hostname} within ${deadlineMs} ms`), { code: 'ETIMEOUT' }), []);
+    };
+    // A query still out when the lookup finishes is left to end on its own: a socket, no thread.
+    const deadline = setTimeout(finish, deadlineMs).unref();
+    for (const family of families) {
+      query(family, hostname)
+        .then(
+          (addresses) => void answers.set(family, addresses),
+          (error: NodeJS.ErrnoException) => void failures.push(error),
+        )
+        .finally(() => {
+          pending -= 1;
+          if (pending === 0) return finish();
+          // One family has answered: the other gets a moment more, not the whole deadline (some
+          // name servers never answer AAAA queries).
+          if (answers.size > 0 && !grace) grace = setTimeout(finish, OTHER_FAMILY_GRACE_MS).unref();
+        });
+    }
   };
 }
 
