@@ -82,6 +82,14 @@ describe('migrations', () => {
       new MigrationError('migration 1_table was changed after it was applied to schema drift'),
     );
 
+    // A statement that fails, and nothing of the migration stays.
+    const broken = await migrationsFolder('broken', {
+      '1_table': 'CREATE TABLE things (name text);',
+      '2_broken': 'CREATE TABLE kept (id int); SELECT no_such_function();',
+    });
+    await expect(runMigrations({ connectionString: database.url, schema: 'broken', directory: broken, logger })).rejects.toThrow(/^migration 2_broken failed: function no_such_function\(\) does not exist/);
+    expect(await query('SELECT name FROM broken.schema_migrations')).toEqual([{ name: '1_table' }]);
+
     // Its statements run, and it is recorded, but its commit fails (a deferred constraint).
     const failing = await migrationsFolder('failing', {
       '1_table': 'CREATE TABLE things (name text);',

@@ -47,17 +47,25 @@ export async function runMigrations(options: MigrationOptions): Promise<string[]
   const client = new pg.Client({ connectionString: options.connectionString });
   await client.connect();
   const lockKey = `migrations:${options.schema}`;
-  /** Runs `work` in one transaction that holds the schema's migration lock until it ends. */
-  const underLock = async <T>(work: () => Promise<T>): Promise<T> => {
+  /**
+   * Runs `work` in one transaction that holds the schema's migration lock until it ends; what
+   * fails in `work` or at its commit is `failed(error)`'s (waiting for the lock is not).
+   */
+  const underLock = async <T>(work: () => Promise<T>, failed: (error: unknown) => unknown = (error) => error): Promise<T> => {
     await client.query('BEGIN');
     try {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockKey]);
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    try {
       const result = await work();
       await client.query('COMMIT');
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      throw failed(error);
     }
   };
   const appliedChecksum = async (name: string) =>
@@ -85,10 +93,8 @@ export async function runMigrations(options: MigrationOptions): Promise<string[]
         await client.query(sql);
         await client.query(`INSERT INTO ${schema}.schema_migrations (name, checksum) VALUES ($1, $2)`, [name, checksum]);
         return true;
-      }).catch((error: unknown) => {
         // Named whatever failed: the migration, its record, or its commit (a deferred constraint).
-        throw error instanceof MigrationError ? error : new MigrationError(`migration ${name} failed: ${(error as Error).message}`);
-      });
+      }, (error) => (error instanceof MigrationError ? error : new MigrationError(`migration ${name} failed: ${(error as Error).message}`, { cause: error })));
       if (!done) continue;
       applied.push(name);
       options.logger.info('migration applied', { schema: options.schema, migration: name });
