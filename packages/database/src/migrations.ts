@@ -82,6 +82,8 @@ export async function runMigrations(options: MigrationOptions): Promise<string[]
     for (const name of folders) {
       const sql = await readFile(join(options.directory, name, 'migration.sql'), 'utf8');
       const checksum = checksumOf(sql);
+      // Named whatever failed: the migration, its record, or its commit (a deferred constraint).
+      const failed = (error: unknown) => (error instanceof MigrationError ? error : new MigrationError(`migration ${name} failed: ${(error as Error).message}`, { cause: error }));
       // Looked up under the lock: another replica may have applied it a moment ago.
       const done = await underLock(async () => {
         const previous = await appliedChecksum(name);
@@ -93,8 +95,7 @@ export async function runMigrations(options: MigrationOptions): Promise<string[]
         await client.query(sql);
         await client.query(`INSERT INTO ${schema}.schema_migrations (name, checksum) VALUES ($1, $2)`, [name, checksum]);
         return true;
-        // Named whatever failed: the migration, its record, or its commit (a deferred constraint).
-      }, (error) => (error instanceof MigrationError ? error : new MigrationError(`migration ${name} failed: ${(error as Error).message}`, { cause: error })));
+      }, failed);
       if (!done) continue;
       applied.push(name);
       options.logger.info('migration applied', { schema: options.schema, migration: name });

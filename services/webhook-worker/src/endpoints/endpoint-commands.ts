@@ -105,7 +105,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
         // A little longer than Prisma's default 5 s: the transaction may wait 2 s for the team's
         // lock and RPC_TIMEOUT_MS (3 s) for the authority. With the URL check's 3 s before it,
         // still inside the dashboard's 10 s; for a team read as Free, which asks for its plan
-        // once more before, up to 3 s over it in the worst case: the dashboard has then given up,
+        // once more before, up to 1 s over it in the worst case: the dashboard has then given up,
         // and throwIfCallerGone leaves nothing behind.
       }, { timeout: 6_000 });
       return { endpoint: endpointView(endpoint), signing_secret: secret };
