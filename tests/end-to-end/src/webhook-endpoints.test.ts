@@ -396,30 +396,19 @@ describe('plan limits', () => {
     expect((await webhooks('GET', '', undefined, team.token, app)).body['items']).toEqual([]);
   });
 
-  it('takes a creation authorised on Starter with three endpoints when the team has moved to Pro since', async () => {
-    const team = await signUpTeam(url(), 'starter');
-    const app = (await createApp(url(), team.token, 'Upgraded')).appId;
-    for (let n = 0; n < 3; n += 1) expect((await webhooks('POST', '', endpoint(`E${n}`), team.token, app)).status).toBe(201);
-    expect((await call(url(), 'PATCH', '/dashboard/v1/team', { token: team.token, body: { plan: 'pro' } })).status).toBe(200);
-    // A creation the dashboard authorised a moment before, on Starter, reaches the worker only now.
-    const rpc = await connectRpcCaller(system, { name: 'upgraded-creation', timeoutMs: 5000 });
+  it.each([
+    { from: 'starter', to: 'pro', existing: 3, name: 'Fourth' },
+    { from: 'free', to: 'starter', existing: 0, name: 'First' },
+  ] as const)('takes a creation authorised on $from with $existing endpoints when the team has moved to $to since', async ({ from, to, existing, name }) => {
+    const team = await signUpTeam(url(), from);
+    const app = (await createApp(url(), team.token, `Upgraded from ${from}`)).appId;
+    for (let n = 0; n < existing; n += 1) expect((await webhooks('POST', '', endpoint(`E${n}`), team.token, app)).status).toBe(201);
+    expect((await call(url(), 'PATCH', '/dashboard/v1/team', { token: team.token, body: { plan: to } })).status).toBe(200);
+    // A creation the dashboard authorised a moment before, on the plan before, reaches the worker only now.
+    const rpc = await connectRpcCaller(system, { name: `upgraded-from-${from}`, timeoutMs: 5000 });
     try {
-      const created = await rpc.call('webhook-worker.createEndpoint', { owner: { team_id: team.teamId, app_id: app, plan: 'starter' }, name: 'Fourth', url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
-      expect(created.endpoint.name).toBe('Fourth');
-    } finally {
-      await rpc.close();
-    }
-  });
-
-  it('takes a creation authorised on Free when the team has moved to Starter since', async () => {
-    const team = await signUpTeam(url(), 'free');
-    const app = (await createApp(url(), team.token, 'Upgraded from Free')).appId;
-    expect((await call(url(), 'PATCH', '/dashboard/v1/team', { token: team.token, body: { plan: 'starter' } })).status).toBe(200);
-    // A creation the dashboard authorised a moment before, on Free, reaches the worker only now.
-    const rpc = await connectRpcCaller(system, { name: 'upgraded-from-free', timeoutMs: 5000 });
-    try {
-      const created = await rpc.call('webhook-worker.createEndpoint', { owner: { team_id: team.teamId, app_id: app, plan: 'free' }, name: 'First', url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
-      expect(created.endpoint.name).toBe('First');
+      const created = await rpc.call('webhook-worker.createEndpoint', { owner: { team_id: team.teamId, app_id: app, plan: from }, name, url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
+      expect(created.endpoint.name).toBe(name);
     } finally {
       await rpc.close();
     }

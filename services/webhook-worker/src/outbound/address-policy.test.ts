@@ -3,7 +3,8 @@ import { describe, expect, it } from '@jest/globals';
 import { rpcMethods } from '@feedback/contracts';
 import { isPublicAddress, urlProblem } from './address-policy.js';
 import { EndpointUrlPolicy } from './endpoint-url-policy.js';
-import { safeLookup, type ResolveAll } from './safe-lookup.js';
+import type { ResolveAll } from './name-resolver.js';
+import { safeLookup } from './safe-lookup.js';
 
 describe('webhook address policy', () => {
   it.each([

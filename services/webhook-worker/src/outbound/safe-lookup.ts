@@ -3,8 +3,6 @@ import { isPublicAddress } from './address-policy.js';
 import { dnsResolveAll, systemResolveAll } from './name-resolver.js';
 import type { ResolveAll } from './name-resolver.js';
 
-export type { ResolveAll } from './name-resolver.js';
-
 type Callback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 export interface SafeLookupOptions {
