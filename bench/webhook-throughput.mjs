@@ -74,10 +74,11 @@ const api = await startApi(readApiConfig(env).config, quiet('api'));
 function startWorker() {
   // BENCH_WORKER_NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/profiles", profiles the workers.
   const nodeOptions = process.env.BENCH_WORKER_NODE_OPTIONS ?? '';
-  // BENCH_WORKER_LOG=<file> keeps the workers' info-level logs there, to see where time goes.
+  // Workers log at the production default, info. BENCH_WORKER_LOG=<file> keeps their lines there
+  // (BENCH_WORKER_LOG_LEVEL=debug adds one per event and per delivery, to see where time goes).
   const logFile = process.env.BENCH_WORKER_LOG;
   const child = spawn(process.execPath, [...nodeOptions.split(' ').filter(Boolean), `${root}services/webhook-worker/dist/main.js`], {
-    env: { PATH: process.env.PATH, ...env, ...(logFile ? { LOG_LEVEL: 'info' } : {}) },
+    env: { PATH: process.env.PATH, ...env, LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'info' },
     stdio: ['ignore', logFile ? openSync(logFile, 'a') : 'ignore', 'inherit'],
   });
   return child;

@@ -23,6 +23,20 @@ describe('createLogger', () => {
     expect(entry).toMatchObject({ level: 'info', message: 'hello', service: 'test', requestId: 'req-1', route: '/x' });
   });
 
+  it('writes a line at or above its level, by method or by log(level), in children too, and nothing below it', () => {
+    const { logger, lines } = capture();
+    const child = logger.child({ requestId: 'req-2' });
+    logger.debug('hidden');
+    child.debug('hidden');
+    logger.log('debug', 'hidden');
+    child.info('shown by the child');
+    logger.log('warn', 'shown by log');
+    logger.log({ level: 'debug', message: 'hidden as an entry' });
+    logger.level = 'debug';
+    child.debug('shown once the level is lowered');
+    expect(lines.map((line) => JSON.parse(line).message)).toEqual(['shown by the child', 'shown by log', 'shown once the level is lowered']);
+  });
+
   it('redacts secret keys, signing secrets and hashes wherever they appear', () => {
     const { logger, lines } = capture();
     const key = 'sk_live_4eC39HqLyjWDarjtT1zdp7dcAbCdEf';

@@ -9,6 +9,8 @@ export interface TestInfrastructure {
   /** A superuser URL for the `postgres` database; each test file creates its own database. */
   postgresUrl: string;
   amqpUrl: string;
+  /** The id of the RabbitMQ container these tests started, if they started one. */
+  amqpContainerId?: string;
   stop(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function resolveTestInfrastructure(
   const stops: Array<() => Promise<unknown>> = [];
   let postgresUrl = env['TEST_POSTGRES_URL'];
   let amqpUrl = env['TEST_AMQP_URL'];
+  let amqpContainerId = env['TEST_AMQP_CONTAINER_ID'];
   if (!postgresUrl) {
     if (await reachable(LOCAL_POSTGRES)) postgresUrl = LOCAL_POSTGRES;
     else {
@@ -52,11 +55,13 @@ export async function resolveTestInfrastructure(
       const container = await new RabbitMQContainer('rabbitmq:3.13-alpine').start();
       stops.push(() => container.stop());
       amqpUrl = container.getAmqpUrl();
+      amqpContainerId = container.getId();
     }
   }
   return {
     postgresUrl,
     amqpUrl,
+    ...(amqpContainerId ? { amqpContainerId } : {}),
     async stop() {
       await Promise.all(stops.map((stop) => stop()));
     },
@@ -72,5 +77,6 @@ export default async function globalSetup(): Promise<void> {
   const infrastructure = await resolveTestInfrastructure();
   process.env['TEST_POSTGRES_URL'] = infrastructure.postgresUrl;
   process.env['TEST_AMQP_URL'] = infrastructure.amqpUrl;
+  if (infrastructure.amqpContainerId) process.env['TEST_AMQP_CONTAINER_ID'] = infrastructure.amqpContainerId;
   (globalThis as { __testInfrastructure?: unknown }).__testInfrastructure = infrastructure;
 }

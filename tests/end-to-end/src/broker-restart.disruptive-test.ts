@@ -1,32 +1,23 @@
-import { execFileSync } from 'node:child_process';
+import amqplib from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
+import { webhookQueueNames, topologyNames } from '@feedback/messaging';
+import { HttpsReceiver, eventually, rabbitmqctl, testCertificates } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
-import { healthUrl, startSystem } from './system.js';
+import { AMQP_URL, healthUrl, startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
 
 /**
  * Restarts the real RabbitMQ, so it runs alone, after every other test (`pnpm jest:disruptive`).
- * Where the broker is not a local one that `rabbitmqctl` controls (a container), it cannot run.
+ * A broker it cannot restart (not local, not a container these tests started) fails it.
  */
-function rabbitmqctl(...args: string[]): void {
-  execFileSync('rabbitmqctl', ['-q', ...args], { stdio: 'pipe', timeout: 60_000 });
-}
-const canRestartBroker = (() => {
-  try {
-    rabbitmqctl('status');
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const RETRY_DELAYS_MS = [8000, 50, 50, 50, 50];
 
 let system: RunningSystem;
 let target: HttpsReceiver;
 
 beforeAll(async () => {
   // The first retry waits long enough to be sitting in its queue while the broker restarts.
-  system = await startSystem({ WEBHOOK_RETRY_DELAYS_MS: '8000,50,50,50,50' });
+  system = await startSystem({ WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(',') });
   target = await HttpsReceiver.start(testCertificates().trusted);
 }, 60_000);
 
@@ -35,7 +26,7 @@ afterAll(async () => {
   await system?.stop();
 });
 
-(canRestartBroker ? describe : describe.skip)('a broker restart', () => {
+describe('a broker restart', () => {
   it('loses no queued retry: after the restart it is delivered, with the same id', async () => {
     const owner = await signUpTeam(system.api.url, 'pro');
     const app = await createApp(system.api.url, owner.token);
@@ -47,12 +38,24 @@ afterAll(async () => {
     await call(system.api.url, 'POST', '/widget/v1/suggestions', { key: app.publicKey, body: { title: 'Survives', user: { external_id: 'u-1' } } });
     await eventually(
       () => system.worker.prisma.delivery.findFirst({ where: { endpointId: created.body.endpoint.id, status: 'retrying' } }).then((row) => row ?? undefined),
-      { what: 'the first attempt to fail and its retry to be queued' },
+      { what: 'the first attempt to fail' },
     );
+    // The status is recorded before the retry is published: restarting in between would test the
+    // worker's publisher, not the durable queue.
+    const firstRetryQueue = webhookQueueNames(topologyNames(system.namespace), RETRY_DELAYS_MS, []).retries[0]!.queue;
+    const connection = await amqplib.connect(AMQP_URL);
+    try {
+      const channel = await connection.createChannel();
+      await eventually(async () => ((await channel.checkQueue(firstRetryQueue)).messageCount === 1 ? true : undefined), {
+        what: 'the retry to be in its queue',
+      });
+    } finally {
+      await connection.close();
+    }
 
-    rabbitmqctl('stop_app');
+    await rabbitmqctl('stop_app');
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    rabbitmqctl('start_app');
+    await rabbitmqctl('start_app');
 
     for (const url of [system.api.url, healthUrl(system.authority), healthUrl(system.worker)]) {
       // Reconnected: the broker up, not only ready (the api stays ready on its key cache meanwhile).

@@ -105,7 +105,8 @@ export function consumeDomainEvents(options: {
       // Also on a redelivery: deliveries not yet attempted are attempted.
       const { first, attempted } = await options.fanOut(event, raw.fields.redelivered);
       options.metrics.events.inc({ outcome: first ? 'new' : 'duplicate' });
-      options.logger.info(first ? 'event received' : 'duplicate event ignored', {
+      // A new event is routine (debug, like each delivery); a duplicate is worth a line.
+      options.logger.log(first ? 'debug' : 'info', first ? 'event received' : 'duplicate event ignored', {
         eventId: event.id,
         event: event.event,
         appId: event.app.id,

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
-import { Broker, ConfirmedPublisher, PRODUCTION_THROTTLE_DELAYS_MS, declareWebhookTopology, durableBrokerObjects, topologyNames, webhookQueueNames } from '@feedback/messaging';
+import { ATTEMPT_HEADER, Broker, ConfirmedPublisher, PRODUCTION_THROTTLE_DELAYS_MS, declareWebhookTopology, durableBrokerObjects, topologyNames, webhookQueueNames } from '@feedback/messaging';
 import { createMetricsRegistry } from '@feedback/service-runtime';
 import { HttpsReceiver, createMigratedTestDatabase, createTestNamespace, deleteBrokerObjects, eventually, resolveTestInfrastructure, testCertificates } from '@feedback/test-support';
 import type { MigratedTestDatabase, TestInfrastructure } from '@feedback/test-support';
@@ -19,8 +19,9 @@ import { insertEndpoint } from '../testing/endpoint-rows.js';
 
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
 const namespace = createTestNamespace();
-// Long delays: a queued retry stays in its queue for the test to count.
-const retryDelaysMs = [600_000, 600_000, 600_000, 600_000, 600_000];
+// Long delays: a queued retry stays in its queue for the test to count. Each its own, so each
+// attempt's retry queue is told apart.
+const retryDelaysMs = [600_000, 600_001, 600_002, 600_003, 600_004];
 const queues = webhookQueueNames(topologyNames(namespace), retryDelaysMs, PRODUCTION_THROTTLE_DELAYS_MS);
 let infrastructure: TestInfrastructure;
 let database: MigratedTestDatabase;
@@ -73,21 +74,23 @@ function attemptMaker(
   });
 }
 
-/** Messages waiting in the first retry queue for this delivery; taken off it. */
-async function queuedRetries(deliveryId: string): Promise<number> {
+/** Messages waiting in a queue (by default the first retry queue) for this delivery, with their attempt headers; taken off it. */
+async function queuedFor(deliveryId: string, queue = queues.retries[0]!.queue): Promise<unknown[]> {
   const connection = await amqplib.connect(infrastructure.amqpUrl);
   try {
     const channel = await connection.createChannel();
-    let count = 0;
-    for (let message = await channel.get(queues.retries[0]!.queue); message; message = await channel.get(queues.retries[0]!.queue)) {
-      if ((JSON.parse(message.content.toString()) as { delivery_id: string }).delivery_id === deliveryId) count += 1;
+    const attemptHeaders: unknown[] = [];
+    for (let message = await channel.get(queue); message; message = await channel.get(queue)) {
+      if ((JSON.parse(message.content.toString()) as { delivery_id: string }).delivery_id === deliveryId) attemptHeaders.push(message.properties.headers?.[ATTEMPT_HEADER]);
       channel.ack(message);
     }
-    return count;
+    return attemptHeaders;
   } finally {
     await connection.close();
   }
 }
+
+const queuedRetries = async (deliveryId: string) => (await queuedFor(deliveryId)).length;
 
 /**
  * Two copies of a first attempt: this one loaded the delivery before the other copy recorded its
@@ -106,6 +109,26 @@ async function secondCopyOfAFailedFirstAttempt(redelivered: boolean): Promise<st
   await attempts.make(loaded, 1, { manual: false, redelivered });
   return id;
 }
+
+describe('AttemptMaker, for an endpoint that keeps failing', () => {
+  it('queues the retry after attempt n in the n-th retry queue, naming attempt n + 1, and abandons the sixth', async () => {
+    const id = randomUUID();
+    await pool.query(
+      `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload)
+       VALUES ($1, $2, $3, 'suggestion.created', 1, '{"event":"suggestion.created"}')`,
+      [id, endpointId, randomUUID()],
+    );
+    for (let number = 1; number <= 6; number += 1) {
+      await attempts.make((await store.load(id))!, number, { manual: false, redelivered: false });
+      // Every queue of the schedule and the abandoned queue, so a message in the wrong one shows.
+      const where = await Promise.all([...queues.retries.map(({ queue }) => queue), queues.abandoned].map((queue) => queuedFor(id, queue)));
+      const expected = [...queues.retries, { queue: queues.abandoned }].map((_, index) => (index === number - 1 ? [number === 6 ? 6 : number + 1] : []));
+      expect({ number, where }).toEqual({ number, where: expected });
+    }
+    const { rows } = await pool.query<{ status: string; attempts: number }>('SELECT status, attempts FROM webhooks.deliveries WHERE id = $1', [id]);
+    expect(rows[0]).toEqual({ status: 'abandoned', attempts: 6 });
+  });
+});
 
 describe('AttemptMaker, for an event its endpoint no longer selects', () => {
   it('cancels a retry of it without sending it; a redelivery by hand still goes', async () => {

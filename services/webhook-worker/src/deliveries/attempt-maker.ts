@@ -322,7 +322,9 @@ export class AttemptMaker {
       if (status !== 'retrying' && !manual) metrics.settled.inc({ status });
       await this.followUp(status, delivery.id, number);
       if (delivered) {
-        logger.info('delivered', { ...about, status: result.status, durationMs: result.durationMs });
+        // Routine, so debug: the delivery's history and the metrics count every one, and a line
+        // per delivery at thousands a second would bury the lines that need a reader.
+        logger.debug('delivered', { ...about, status: result.status, durationMs: result.durationMs });
       } else if (last) {
         logger.warn(manual ? 'redelivery failed' : 'delivery abandoned after its last retry', { ...about, status: result.status, error: result.error });
       } else {
