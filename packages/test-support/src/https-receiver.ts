@@ -16,11 +16,13 @@ export interface TestCertificates {
   trustedFiles: { keyFile: string; certFile: string };
   /** Self-signed for localhost: a receiver no one should trust. */
   untrusted: { key: string; cert: string };
+  /** Signed by the CA, but for another name (other.example): a receiver at localhost must not be trusted with it. */
+  otherName: { key: string; cert: string };
 }
 
 let made: TestCertificates | undefined;
 
-/** Makes (once per process) a CA, a localhost certificate it signs, and an untrusted one, with openssl. */
+/** Makes (once per process) a CA, a localhost certificate it signs, one it signs for another name, and an untrusted one, with openssl. */
 export function testCertificates(): TestCertificates {
   if (made) return made;
   const dir = mkdtempSync(join(tmpdir(), 'feedback-certs-'));
@@ -30,6 +32,9 @@ export function testCertificates(): TestCertificates {
   run('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
   writeFileSync(join(dir, 'san.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
   run('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '2', '-extfile', 'san.cnf');
+  run('req', ...ec, '-keyout', 'other.key', '-out', 'other.csr', '-subj', '/CN=other.example');
+  writeFileSync(join(dir, 'other-san.cnf'), 'subjectAltName=DNS:other.example\n');
+  run('x509', '-req', '-in', 'other.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'other.crt', '-days', '2', '-extfile', 'other-san.cnf');
   run('req', '-x509', ...ec, '-keyout', 'untrusted.key', '-out', 'untrusted.crt', '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost');
   const read = (name: string) => readFileSync(join(dir, name), 'utf8');
   made = {
@@ -37,6 +42,7 @@ export function testCertificates(): TestCertificates {
     trusted: { key: read('server.key'), cert: read('server.crt') },
     trustedFiles: { keyFile: join(dir, 'server.key'), certFile: join(dir, 'server.crt') },
     untrusted: { key: read('untrusted.key'), cert: read('untrusted.crt') },
+    otherName: { key: read('other.key'), cert: read('other.crt') },
   };
   return made;
 }
@@ -65,6 +71,11 @@ export class HttpsReceiver {
     status: 200,
   });
 
+  /** Requests received and not yet answered (or given up by their sender). */
+  inFlight = 0;
+  /** The most requests that were ever in flight at once. */
+  mostInFlight = 0;
+
   private constructor(private readonly server: Server) {}
 
   static async start(credentials: { key: string; cert: string }): Promise<HttpsReceiver> {
@@ -77,6 +88,9 @@ export class HttpsReceiver {
       request.on('end', () => {
         const received = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
         const index = receiver!.received.push(received) - 1;
+        receiver!.inFlight += 1;
+        receiver!.mostInFlight = Math.max(receiver!.mostInFlight, receiver!.inFlight);
+        response.once('close', () => (receiver!.inFlight -= 1));
         const { status, headers, body, delayMs, until } = receiver!.answer(received, index);
         const delayed = new Promise((resolve) => setTimeout(resolve, delayMs ?? 0));
         void Promise.allSettled([delayed, until]).then(() => {

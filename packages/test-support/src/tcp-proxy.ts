@@ -57,16 +57,20 @@ export class TcpProxy {
     return parsed.toString();
   }
 
+  /** Bytes clients wrote while stalled, which never arrived: a test waits for them to be sure a write was lost. */
+  stalledBytes = 0;
+
   /**
-   * Stops passing on what clients send while their connections stay open, as a server that has
-   * stopped reading would: a client's publish is written but never arrives. `interrupt()` then
-   * cuts the connections.
+   * Stops passing on what clients send while their connections stay open, as a server that
+   * stopped reading would: a client's publish is written but never arrives (it is read here and
+   * dropped, counted in `stalledBytes`). `interrupt()` then cuts the connections.
    */
   stallClients(): void {
     this.stalled = true;
     for (const client of this.clients) {
       client.unpipe();
-      client.pause();
+      // unpipe() leaves the stream paused; a 'data' listener alone would not resume it.
+      client.on('data', (chunk: Buffer) => (this.stalledBytes += chunk.length)).resume();
     }
   }
 

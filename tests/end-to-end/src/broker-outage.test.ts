@@ -109,9 +109,13 @@ describe('a broker outage', () => {
     // listening, so the worker records the failure but the retry it queues never reaches the
     // broker, and then the connection drops.
     const before = target.received.length;
+    let stalledBytesBefore = 0;
     target.answer = (_request, index) => {
       const number = index - before + 1;
-      if (number === stalled) system.brokerProxy.stallClients();
+      if (number === stalled) {
+        stalledBytesBefore = system.brokerProxy.stalledBytes;
+        system.brokerProxy.stallClients();
+      }
       return { status: number <= stalled ? 503 : 200 };
     };
     await call(system.api.url, 'POST', '/widget/v1/suggestions', { key: app.publicKey, body: { title: 'Retried', user: { external_id: 'u-2' } } });
@@ -119,7 +123,8 @@ describe('a broker outage', () => {
       () => system.worker.prisma.delivery.findFirst({ where: { appId: app.appId, status: 'retrying', attempts: stalled } }).then((row) => row ?? undefined),
       { what: `failed attempt ${stalled} to be recorded` },
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The retry's publish, written after the record and lost: only then is the drop the one named.
+    await eventually(() => (system.brokerProxy.stalledBytes > stalledBytesBefore ? true : undefined), { what: 'the retry written into the stalled connection' });
     system.brokerProxy.interrupt();
     await new Promise((resolve) => setTimeout(resolve, 300));
     system.brokerProxy.restore();

@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
 import { apiEnvironment, readApiConfig } from '../../../services/api/src/config.js';
 import { authorityEnvironment, readAuthorityConfig } from '../../../services/authority/src/config.js';
 import { readWorkerConfig, workerEnvironment } from '../../../services/webhook-worker/src/config.js';
+import { requireCurrentBuild } from './current-build.js';
 
 // Runs the built entry points (the test command builds before jest runs).
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -14,7 +15,7 @@ const EXIT_CONFIG = 78;
 
 function start(service: string, env: Record<string, string>) {
   const entry = `${root}services/${service}/dist/main.js`;
-  if (!existsSync(entry)) throw new Error(`${entry} is missing: run "pnpm build" first`);
+  requireCurrentBuild();
   return spawnSync(process.execPath, [entry], { env: { PATH: process.env['PATH'] ?? '', ...env }, encoding: 'utf8', timeout: 20_000 });
 }
 

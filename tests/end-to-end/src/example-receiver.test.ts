@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually, freePort, testCertificates } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
+import { requireCurrentBuild } from './current-build.js';
 import { startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
 
@@ -33,6 +34,7 @@ const notifications: Array<Record<string, unknown>> = [];
 
 async function startReceiver(env: Record<string, string> = {}): Promise<RunningReceiver> {
   const certificates = testCertificates();
+  requireCurrentBuild();
   const child = spawn(process.execPath, [entry], {
     env: {
       PATH: process.env['PATH'] ?? '',

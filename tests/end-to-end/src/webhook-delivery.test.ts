@@ -7,7 +7,7 @@ import { HttpsReceiver, eventually, testCertificates, untilSomeoneWaitsOn } from
 import type { ReceivedRequest } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
-import { AMQP_URL, startSystem } from './system.js';
+import { AMQP_URL, healthUrl, startSystem } from './system.js';
 import { SecretBox } from '../../../services/webhook-worker/src/endpoints/signing-secrets.js';
 import { readWorkerConfig } from '../../../services/webhook-worker/src/service.js';
 import type { RunningSystem } from './system.js';
@@ -34,7 +34,7 @@ afterAll(async () => {
   await system?.stop();
 });
 
-async function receiver(kind: 'trusted' | 'untrusted' = 'trusted') {
+async function receiver(kind: 'trusted' | 'untrusted' | 'otherName' = 'trusted') {
   const started = await HttpsReceiver.start(testCertificates()[kind]);
   receivers.push(started);
   return started;
@@ -50,6 +50,20 @@ async function endpointFor(target: HttpsReceiver, events: string[]) {
 }
 
 const suggest = (title: string) => call(url(), 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title, user: { external_id: 'u-1', name: 'Ada' } } });
+
+/**
+ * Domain events the worker has finished with (acknowledged): what a test that something did not
+ * happen waits for, instead of a pause that a slow machine could outlast.
+ */
+async function eventsHandled(): Promise<number> {
+  const queue = topologyNames(system.namespace).workerDomainEventsQueue;
+  const text = await (await fetch(`${healthUrl(system.worker)}/metrics`)).text();
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`feedback_messages_handled_total{queue="${queue}",outcome="ack"`));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
+const untilEventsHandled = async (count: number, what: string) =>
+  eventually(async () => ((await eventsHandled()) >= count ? true : undefined), { what });
 
 function verify(request: ReceivedRequest, secret: string): boolean {
   const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request.headers['x-service-signature']));
@@ -79,11 +93,14 @@ describe('webhook delivery', () => {
 
   it('sends an endpoint only the events it selected', async () => {
     const target = await receiver();
-    await endpointFor(target, ['ticket.created']);
+    const { id: endpointId } = await endpointFor(target, ['ticket.created']);
+    const handledBefore = await eventsHandled();
     await suggest('Not for this endpoint');
     await call(url(), 'POST', '/widget/v1/tickets', { key: publicKey, body: { subject: 'For it', body: 'x', user: { external_id: 'u-2' } } });
     await eventually(() => (target.received.length > 0 ? true : undefined), { what: 'the ticket event' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Both events fanned out: a delivery of the suggestion would have been written by now.
+    await untilEventsHandled(handledBefore + 2, 'both events handled');
+    expect(await system.worker.prisma.delivery.count({ where: { endpointId, eventType: 'suggestion.created' } })).toBe(0);
     expect(target.received.map((request) => request.headers['x-service-event'])).toEqual(['ticket.created']);
   });
 
@@ -198,6 +215,19 @@ describe('webhook delivery', () => {
     expect(target.received).toHaveLength(0);
   });
 
+  it('fails against a receiver whose certificate a trusted CA signed for another name: the host name is verified too', async () => {
+    const target = await receiver('otherName');
+    const { id: endpointId } = await endpointFor(target, ['suggestion.created']);
+    await suggest('Wrong name');
+    const attempt = await eventually(
+      () => system.worker.prisma.deliveryAttempt.findFirst({ where: { delivery: { endpointId } } }).then((row) => row ?? undefined),
+      { what: 'a failed attempt' },
+    );
+    expect(attempt.responseCode).toBeNull();
+    expect(attempt.error).toMatch(/ERR_TLS_CERT_ALTNAME_INVALID|does not match|altnames/i);
+    expect(target.received).toHaveLength(0);
+  });
+
   it('says loudly at start-up that this worker may deliver to local hosts and trusts an extra CA', () => {
     // The test system turns both on (system.ts) to reach its local receivers; a worker
     // configured so by mistake says it at once, naming what it allows.
@@ -224,6 +254,7 @@ describe('webhook delivery', () => {
     const later = await receiver();
     const { id: laterId } = await endpointFor(later, ['suggestion.created']);
     const event = await system.api.prisma.outboxEvent.findFirstOrThrow({ where: { eventType: 'suggestion.created' }, orderBy: { position: 'desc' } });
+    const handledBefore = await eventsHandled();
     const connection = await amqplib.connect(AMQP_URL);
     try {
       const channel = await connection.createConfirmChannel();
@@ -234,7 +265,7 @@ describe('webhook delivery', () => {
     } finally {
       await connection.close();
     }
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await untilEventsHandled(handledBefore + 3, 'the three copies handled');
     expect(await system.worker.prisma.delivery.count({ where: { endpointId, eventId: event.eventId } })).toBe(1);
     expect(target.received).toHaveLength(1);
     expect(await system.worker.prisma.delivery.count({ where: { endpointId: laterId } })).toBe(0);
@@ -251,12 +282,17 @@ describe('an endpoint deleted while its attempt is in flight', () => {
       deleted = call(url(), 'DELETE', `/dashboard/v1/apps/${appId}/webhooks/${leavingId}`, { token: owner.token });
       return { status: 200, delayMs: 500 };
     };
+    const handledBefore = await eventsHandled();
+    const logsBefore = system.logs.length;
     await suggest('Endpoint leaves');
     await eventually(() => deleted, { what: 'the attempt to arrive and the endpoint to be deleted' });
     await deleted;
     const newcomer = await receiver();
-    await endpointFor(newcomer, ['suggestion.created']);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const { id: newcomerId } = await endpointFor(newcomer, ['suggestion.created']);
+    // Acknowledged, once: had it been handed back instead, it would have been logged first.
+    await untilEventsHandled(handledBefore + 1, 'the event handled');
+    expect(sentBack('events', logsBefore)).toEqual([]);
+    expect(await system.worker.prisma.delivery.count({ where: { endpointId: newcomerId } })).toBe(0);
     expect(newcomer.received).toHaveLength(0);
     expect(leaving.received).toHaveLength(1);
   });
@@ -350,11 +386,13 @@ describe('a slow endpoint', () => {
     await endpointFor(fast, ['suggestion.created']);
     for (let n = 0; n < 20; n += 1) await suggest(`Burst ${n}`);
     await eventually(() => (fast.received.length === 20 ? true : undefined), { what: 'all 20 at the fast endpoint', timeoutMs: 10_000 });
-    // The slow one takes 1.5 s an attempt, at most 4 at once, 2 once it is struggling: it is far
-    // from done when the fast one is. (Then about 8 rounds of 2, each up to a second in the
-    // throttle queue: some 20 s, given room on a loaded machine.)
-    expect(slow.received.length).toBeLessThan(20);
+    // The slow one takes 1.5 s an attempt, at most 4 at once (PER_ENDPOINT_CONCURRENCY), 2 once
+    // it is struggling; the rest wait in the throttle queues, not in the worker's slots. (About
+    // 8 rounds of 2, each up to a second in the throttle queue: some 20 s, given room on a loaded
+    // machine.)
     await eventually(() => (slow.received.length === 20 ? true : undefined), { what: 'all 20 at the slow endpoint too', timeoutMs: 60_000 });
+    expect(slow.mostInFlight).toBeGreaterThanOrEqual(2);
+    expect(slow.mostInFlight).toBeLessThanOrEqual(4);
   }, 90_000);
 });
 
@@ -370,8 +408,8 @@ describe('the production retry queues', () => {
     });
     const queues = webhookQueueNames(topologyNames(`${system.namespace}production-shape.`), PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS);
     const connection = await amqplib.connect(AMQP_URL);
+    const channel = await connection.createConfirmChannel();
     try {
-      const channel = await connection.createConfirmChannel();
       await declareWebhookTopology(channel, queues);
       // The broker refuses to re-declare a queue with other arguments: declaring these exact ones succeeds.
       const expected = [
@@ -395,8 +433,9 @@ describe('the production retry queues', () => {
       const other = await connection.createChannel();
       other.on('error', () => undefined);
       await expect(other.assertQueue(queues.retries[0]!.queue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 1 } })).rejects.toThrow(/PRECONDITION_FAILED/);
-      for (const { queue } of [{ queue: queues.deliver }, { queue: queues.abandoned }, ...queues.throttles, ...queues.retries]) await channel.deleteQueue(queue);
     } finally {
+      // Not the system's namespace: its clean-up would leave these durable queues behind.
+      for (const { queue } of [{ queue: queues.deliver }, { queue: queues.abandoned }, ...queues.throttles, ...queues.retries]) await channel.deleteQueue(queue).catch(() => undefined);
       await connection.close().catch(() => undefined);
     }
   });

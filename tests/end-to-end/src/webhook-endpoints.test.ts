@@ -37,15 +37,24 @@ afterAll(async () => {
 });
 
 describe('webhook endpoints', () => {
-  let endpointId: string;
-  let firstSecret: string;
+  // Each test makes its own; what one leaves behind would count against the next's Starter limit.
+  afterEach(async () => {
+    await system.worker.prisma.webhookEndpoint.deleteMany({ where: { appId } });
+  });
+
+  /** A new endpoint of the app, and the secret its creation showed. */
+  const createdEndpoint = async (name = 'Main') => {
+    const created = await webhooks('POST', '', endpoint(name));
+    expect(created.status).toBe(201);
+    return { endpointId: (created.body['endpoint'] as { id: string }).id, firstSecret: created.body['signing_secret'] as string };
+  };
 
   it('are created by an Owner, with a whsec_ signing secret shown once and stored sealed', async () => {
     const created = await webhooks('POST', '', endpoint('Main'));
     expect(created.status).toBe(201);
-    firstSecret = created.body['signing_secret'] as string;
+    const firstSecret = created.body['signing_secret'] as string;
     expect(firstSecret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
-    endpointId = (created.body['endpoint'] as { id: string }).id;
+    const endpointId = (created.body['endpoint'] as { id: string }).id;
     const listed = await webhooks('GET', '');
     expect(JSON.stringify(listed.body)).not.toContain(firstSecret);
     expect(listed.body['items']).toEqual([expect.objectContaining({ id: endpointId, name: 'Main', events: ['suggestion.created', 'ticket.replied'] })]);
@@ -57,6 +66,7 @@ describe('webhook endpoints', () => {
   });
 
   it('rotate their secret: a new one, shown once', async () => {
+    const { endpointId, firstSecret } = await createdEndpoint();
     const rotated = await webhooks('POST', `/${endpointId}/rotate-secret`);
     expect(rotated.status).toBe(200);
     expect(rotated.body['signing_secret']).toMatch(/^whsec_/);
@@ -64,6 +74,7 @@ describe('webhook endpoints', () => {
   });
 
   it('change name, URL or events, are viewed one at a time, and are deleted', async () => {
+    const { endpointId } = await createdEndpoint();
     const changed = await webhooks('PATCH', `/${endpointId}`, { name: 'Renamed', events: ['ticket.created'] });
     expect(changed.body).toMatchObject({ name: 'Renamed', events: ['ticket.created'] });
     const viewed = await webhooks('GET', `/${endpointId}`);

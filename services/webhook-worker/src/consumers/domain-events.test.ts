@@ -51,7 +51,7 @@ describe('an erasure', () => {
       void erasure.finally(() => (settled = true)).catch(() => undefined);
       // It waits without queueing for a lock: it watches the fan-out's transaction in pg_locks.
       await eventually(async () => {
-        const { rows } = await database.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%locktype = ''virtualxid''%' AND pid <> pg_backend_pid()");
+        const { rows } = await database.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%locktype = ''virtualxid''%' AND pid <> pg_backend_pid()");
         return rows[0]!.n > 0 ? true : undefined;
       }, { what: 'the erasure to watch the fan-out' });
       expect(settled).toBe(false);

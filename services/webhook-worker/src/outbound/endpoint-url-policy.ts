@@ -10,7 +10,7 @@ import type { ResolveAll } from './name-resolver.js';
 const RESOLVE_TIMEOUT_MS = 3000;
 
 /** Every address `host` has in DNS (not through the system's lookup: see name-resolver.ts). */
-function addressesInDns(resolve: ResolveAll): (host: string) => Promise<string[]> {
+export function addressesInDns(resolve: ResolveAll): (host: string) => Promise<string[]> {
   return async (host) => (await resolveAllAddresses(resolve, host)).map((entry) => entry.address);
 }
 

