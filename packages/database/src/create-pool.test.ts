@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Logger } from '@feedback/logging';
 import pg from 'pg';
+import { TcpProxy } from '@feedback/test-support';
 import { createPool } from './index.js';
 
 const postgresUrl = process.env['TEST_POSTGRES_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -25,6 +26,25 @@ describe('createPool', () => {
     } finally {
       await admin.end();
       await pool.end();
+    }
+  });
+
+  it('fails a query the database never answers at its time limit, and goes on with a new connection once it answers again', async () => {
+    const target = new URL(postgresUrl);
+    const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    const logger = { warn: () => undefined } as unknown as Logger;
+    const pool = createPool({ connectionString: proxy.urlFor(postgresUrl), logger, max: 1, limits: { queryMs: 500 } });
+    try {
+      const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      // As a partition would: what is sent never arrives, and nothing comes back.
+      proxy.stallClients();
+      await expect(pool.query('SELECT 1')).rejects.toThrow('Query read timeout');
+      proxy.restore();
+      const again = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      expect(again.rows[0]!.pid).not.toBe(rows[0]!.pid);
+    } finally {
+      await pool.end();
+      await proxy.close();
     }
   });
 });

@@ -9,6 +9,39 @@ export interface PoolOptions {
   schema: string;
   /** Connections in the pool. Default: DEFAULT_POOL_SIZE (10). */
   max?: number;
+  /** Time limits, for tests; the defaults below otherwise. */
+  limits?: Partial<typeof CONNECTION_LIMITS>;
+}
+
+/**
+ * Time limits on every connection, kept in this process (no startup parameters, which PgBouncer
+ * refuses). Without them, a database that stops answering (a failover that moves its address, a
+ * network partition) holds each query sent to it until the kernel gives up on the connection,
+ * some 15 minutes, and every query after it waits for a connection the same time: the worker's
+ * messages stay unacknowledged and nothing is retried. With them a query fails, its message goes
+ * back to its queue after a pause, and the connection is replaced.
+ */
+export const CONNECTION_LIMITS = {
+  /** To open a connection, or wait for one of the pool's. */
+  connectMs: 10_000,
+  /**
+   * For a query's answer: far beyond any statement here (erasure and pruning go in batches), so
+   * only a database that has stopped answering reaches it.
+   */
+  queryMs: 60_000,
+};
+
+/** The pg settings for these limits; TCP keepalive also notices a dead connection while it is idle. */
+function limited(options: Pick<PoolOptions, 'connectionString' | 'max' | 'limits'>): pg.PoolConfig {
+  const limits = { ...CONNECTION_LIMITS, ...options.limits };
+  return {
+    connectionString: options.connectionString,
+    max: options.max ?? DEFAULT_POOL_SIZE,
+    connectionTimeoutMillis: limits.connectMs,
+    query_timeout: limits.queryMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
 }
 
 /**
@@ -18,7 +51,7 @@ export interface PoolOptions {
  * connection and opens another for the next query, so it is logged, not fatal.
  */
 export function createPool(options: Omit<PoolOptions, 'schema'> & { logger: Logger }): pg.Pool {
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? DEFAULT_POOL_SIZE });
+  const pool = new pg.Pool(limited(options));
   pool.on('error', (error) => options.logger.warn('database connection closed while idle; the next query opens another', { error: error.message }));
   return pool;
 }
@@ -28,5 +61,5 @@ export function createPool(options: Omit<PoolOptions, 'schema'> & { logger: Logg
  * `pool` when the service shares one.
  */
 export function createPrismaAdapter(options: PoolOptions & { pool?: pg.Pool }): PrismaPg {
-  return new PrismaPg(options.pool ?? { connectionString: options.connectionString, max: options.max ?? DEFAULT_POOL_SIZE }, { schema: options.schema });
+  return new PrismaPg(options.pool ?? limited(options), { schema: options.schema });
 }

@@ -170,6 +170,7 @@ export class OutboxRelay {
    */
   async publishBatch(): Promise<number> {
     const client = await this.pool.connect();
+    let failed = false;
     try {
       const results = (await client.query(this.claimBatchSql)) as unknown as Array<pg.QueryResult<ClaimedEvent>>;
       const { rows } = results[results.length - 1]!;
@@ -188,10 +189,13 @@ export class OutboxRelay {
       this.options.metrics?.published.inc(rows.length);
       return rows.length;
     } catch (error) {
+      failed = true;
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      // After a failure the connection is not trusted (a query that timed out may still be
+      // running on it): the pool closes it and opens another.
+      client.release(failed);
     }
   }
 }
