@@ -195,6 +195,12 @@ const pageRequestFields = {
   limit: { type: 'integer', minimum: 1, maximum: PAGE_LIMIT.max },
 } as const;
 
+/**
+ * Every method's request and result contracts. `atMostOnce` marks a method that would do its work
+ * again if run twice (a second app, endpoint, member, test event or attempt): a request the broker
+ * gives a second time, because the connection of the server handling it was lost, is refused
+ * rather than run again (see serveRpc). The rest are read-only, or repeat to the same end.
+ */
 export const rpcMethods = {
   /**
    * Resolves a secret key, presented as its SHA-256 hash so the key itself never crosses the
@@ -224,6 +230,7 @@ export const rpcMethods = {
 
   /** Creates a team on the Free plan and its first member, an Owner. Errors: email_taken. */
   'authority.signUp': {
+    atMostOnce: true,
     request: defineContract('authority.signUp.request', {
       type: 'object',
       required: ['team_name', 'name', 'email', 'password'],
@@ -272,6 +279,7 @@ export const rpcMethods = {
   },
   /** Owner or Admin; only an Owner adds an Admin or an Owner. Errors: email_taken. */
   'authority.addMember': {
+    atMostOnce: true,
     request: defineContract('authority.addMember.request', withActor({
       name: requiredText(200),
       email: { type: 'string', format: 'email', maxLength: 320 },
@@ -296,6 +304,7 @@ export const rpcMethods = {
   },
   /** Owner or Admin. The key's value is not in the result: it is shown only by a rotation. */
   'authority.createApp': {
+    atMostOnce: true,
     request: defineContract('authority.createApp.request', withActor({ name: requiredText(200) }, ['name'])),
     result: defineContract('authority.createApp.result', {
       type: 'object',
@@ -402,6 +411,7 @@ export const rpcMethods = {
   },
   /** Creates an endpoint; the result shows its signing secret, once. Errors: plan_limit_reached, unsafe_url. */
   'webhook-worker.createEndpoint': {
+    atMostOnce: true,
     request: defineContract('webhook-worker.createEndpoint.request', withOwner({ ...endpointFields }, ['name', 'url', 'events'])),
     result: defineContract('webhook-worker.createEndpoint.result', {
       type: 'object',
@@ -493,6 +503,7 @@ export const rpcMethods = {
   },
   /** Send test: a webhook.ping to this endpoint only, through the delivery pipeline. */
   'webhook-worker.sendTest': {
+    atMostOnce: true,
     request: defineContract(
       'webhook-worker.sendTest.request',
       withOwner({ endpoint_id: endpointId, public_key: { type: 'string' }, member_name: { type: 'string' } }, ['endpoint_id', 'public_key', 'member_name']),
@@ -535,6 +546,7 @@ export const rpcMethods = {
    * (it names an erased user).
    */
   'webhook-worker.redeliver': {
+    atMostOnce: true,
     request: defineContract('webhook-worker.redeliver.request', withOwner({ endpoint_id: endpointId, delivery_id: deliveryId }, ['endpoint_id', 'delivery_id'])),
     result: defineContract('webhook-worker.redeliver.result', deliverySchema),
   },

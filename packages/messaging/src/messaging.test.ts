@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { defineContract } from '@feedback/contracts';
 import { createLogger } from '@feedback/logging';
@@ -268,6 +269,49 @@ describe('messaging over a real broker', () => {
       const checking = await connection.createChannel();
       checking.on('error', () => undefined);
       await expect(checking.assertQueue(rpcQueue, { durable: true })).rejects.toThrow(/x-queue-type/);
+    } finally {
+      await client.close();
+      await server?.stop();
+      await connection.close().catch(() => undefined);
+      await deleteBrokerObjects(amqpUrl, { queues: [rpcQueue], exchanges: [] });
+    }
+  });
+
+  it('refuses a request of an at-most-once method that a lost server was given before, and answers a read-only one again', async () => {
+    const lost = topologyNames(createTestNamespace());
+    const rpcQueue = lost.rpcQueue('authority');
+    const connection = await amqplib.connect(amqpUrl);
+    const client = new RpcClient(broker, logger, { names: lost, timeoutMs: 10_000 });
+    const handled: string[] = [];
+    let server: ReturnType<typeof serveRpc> | undefined;
+    try {
+      // A server that takes both requests and loses its connection before answering.
+      const doomed = await connection.createChannel();
+      await doomed.assertQueue(rpcQueue, QUORUM_QUEUE);
+      const taken: string[] = [];
+      await doomed.consume(rpcQueue, (message) => message && taken.push(message.properties.type as string));
+      const actor = { member_id: randomUUID(), team_id: randomUUID() };
+      const creation = client.call('authority.createApp', { actor, name: 'Twice?' });
+      const lookup = client.call('authority.verifySecretKey', { key_hash: 'c'.repeat(64) });
+      await eventually(() => (taken.length === 2 ? true : undefined), { what: 'both requests taken' });
+      await doomed.close();
+      server = serveRpc(broker, logger, {
+        service: 'authority',
+        names: lost,
+        handlers: {
+          'authority.createApp': async () => {
+            handled.push('createApp');
+            throw new RpcError('forbidden', 'not reached');
+          },
+          'authority.verifySecretKey': async () => {
+            handled.push('verifySecretKey');
+            return { key_id: 'k1', app: { id: 1, public_key: 'pk_live_x' }, team_id: 't1', plan: 'pro', scopes: [], full_access: false };
+          },
+        },
+      });
+      await expect(creation).rejects.toMatchObject({ code: 'service_unavailable' });
+      await expect(lookup).resolves.toMatchObject({ key_id: 'k1' });
+      expect(handled).toEqual(['verifySecretKey']);
     } finally {
       await client.close();
       await server?.stop();

@@ -173,6 +173,12 @@ export function serveRpc(
       const contract = rpcMethods[method as RpcMethod];
       const handler = options.handlers[method as RpcMethod] as ((request: unknown, call: RpcCall) => Promise<unknown>) | undefined;
       if (!contract || !handler) throw new RpcError('unknown_method', `${method} is not served by ${options.service}`);
+      if (message.fields.redelivered && 'atMostOnce' in contract) {
+        // Given before to a server whose connection was lost, perhaps after it did the work: the
+        // caller was not answered, and is told so rather than have the work done twice.
+        log.warn('rpc request given again after a lost connection; not run again', { method });
+        throw new RpcError('service_unavailable', 'The service lost its connection while handling this request, which may have been done; it was not done again. Check before retrying.');
+      }
       const request = contract.request.parse(JSON.parse(message.content.toString('utf8')));
       const result = contract.result.parse(await handler(request, call));
       reply = { ok: true, result };
