@@ -11,6 +11,8 @@ import type { Broker, ChannelWrapper, TopologyNames } from '@feedback/messaging'
  */
 export class KeyChangeListener {
   private readonly channel: ChannelWrapper;
+  /** The server-named queue of the current setup (a new one after each): for tests and diagnostics. */
+  queue: string | undefined;
 
   constructor(
     broker: Broker,
@@ -25,10 +27,18 @@ export class KeyChangeListener {
       await declareExchanges(channel, names);
       const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
       await channel.bindQueue(queue, names.authorityEvents, 'key.changed');
+      this.queue = queue;
       await channel.consume(
         queue,
         (message) => {
-          if (!message) return;
+          if (!message) {
+            // The broker cancelled this consumer (its queue deleted, say) and left the channel
+            // open: closed here, it counts as broken (not ready) and is set up again with a new
+            // queue, emptying the cache, instead of missing every change from now on.
+            this.logger.warn('the broker cancelled the key-change consumer; setting it up again');
+            void channel.close().catch(() => undefined);
+            return;
+          }
           try {
             this.onChange(keyChangeContract.parse(JSON.parse(message.content.toString('utf8'))));
             acknowledgeBroadcast(channel, message, this.instanceId);
