@@ -25,12 +25,12 @@ const MAX_REPAIR_DELAY_MS = 60_000;
  * One connection per process that reconnects by itself. Channels made from it run their setup
  * again after every reconnect, so topology is declared anew and consumers resume.
  *
- * A channel the broker closes with an error (a declaration it refuses, a consumer timeout) takes
- * the connection down with it (amqplib passes the error on), and the reconnect sets it up again.
- * A setup that fails otherwise (a declaration that times out, a bug) would leave its channel
- * unused until the connection next drops: a consumer silently stopped. So a channel whose setup
- * failed, or that closed without being closed here, makes the broker unhealthy (readiness) until
- * it is set up again, and the broker reconnects to do that, backing off while it keeps failing.
+ * A channel the broker closes with an error (a declaration it refuses, a consumer timeout) is
+ * logged and closes alone (unheard, amqplib would pass the error to the connection, which would
+ * drop at once and, for an error that comes back at every setup, every second with every
+ * consumer's messages in hand). A channel whose setup failed, or that closed without being closed
+ * here, makes the broker unhealthy (readiness) until it is set up again, and the broker
+ * reconnects to do that, backing off while it keeps failing (1 s, doubling to 60 s).
  */
 export class Broker {
   /** Channels whose latest setup failed or that closed without being closed here. */
@@ -111,6 +111,7 @@ export class Broker {
         channel.once('close', () => {
           if (!closedHere) this.noteBroken(wrapper);
         });
+        channel.on('error', (error: Error) => this.logger.warn('broker closed a channel', { channel: name, error: error.message }));
         this.setupsRunning += 1;
         try {
           await setup?.(channel);
@@ -159,7 +160,9 @@ export class Broker {
     if (this.connected && settled) {
       const channels = [...this.brokenChannels].map((wrapper) => wrapper.name);
       this.logger.warn('broker channel not set up on a live connection; reconnecting to set it up again', { channels, retryInMs: this.repairDelayMs });
-      this.manager.reconnect();
+      // Closed under the manager, which reconnects as after any drop. (Its reconnect() takes the
+      // connection's listeners off first: an error during the close would then end the process.)
+      void this.manager.connection?.close().catch(() => undefined);
       this.repairDelayMs = Math.min(this.repairDelayMs * 2, MAX_REPAIR_DELAY_MS);
     }
     this.repairTimer = setTimeout(() => this.repair(), this.repairDelayMs).unref();

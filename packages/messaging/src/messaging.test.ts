@@ -353,7 +353,7 @@ describe('messaging over a real broker', () => {
     }
   });
 
-  it('sets a consumer up again when the broker closes its channel with an error (which takes the connection down with it), and is not ready meanwhile', async () => {
+  it('sets a consumer up again when the broker closes its channel with an error, and is not ready meanwhile', async () => {
     const repaired = `${names.namespace}repaired`;
     const { consumer, probe } = probeConsumer(repaired);
     const { seen } = probe;
@@ -361,8 +361,7 @@ describe('messaging over a real broker', () => {
     try {
       await eventually(async () => (await publisher.sendToQueue(repaired, { n: 1 }), seen.includes(1) || undefined), { what: 'first message consumed' });
       const broken = probe.channel!;
-      // A channel-level error: the broker closes this channel; amqplib, with nobody listening on
-      // the channel, passes the error to the connection, which reconnects.
+      // A channel-level error: the broker closes this channel, and the repair reconnects.
       await expect(broken.checkQueue(`${names.namespace}no-such-queue`)).rejects.toThrow(/NOT_FOUND/);
       expect(broker.healthy).toBe(false);
       await eventually(() => (broker.healthy && probe.channel !== broken) || undefined, { what: 'channel set up again' });
@@ -372,6 +371,37 @@ describe('messaging over a real broker', () => {
       await publisher.close();
       await consumer.stop();
       await deleteBrokerObjects(amqpUrl, { queues: [repaired], exchanges: [] });
+    }
+  });
+
+  it("keeps the connection, and every other channel's work, when the broker closes one channel with an error", async () => {
+    // Reconnects far apart: a connection dropped by the error would stop the consumer below for
+    // longer than the test waits.
+    const patient = Broker.connect({ url: amqpUrl, connectionName: 'channel-error-test', logger, reconnectSeconds: 60 });
+    const queue = `${names.namespace}unaffected`;
+    const seen: number[] = [];
+    const consumer = startConsumer(patient, logger, {
+      queue,
+      setup: async (channel) => void (await channel.assertQueue(queue, QUORUM_QUEUE)),
+      contract: probeContract,
+      handle: async ({ n }) => void seen.push(n),
+    });
+    const publisher = new ConfirmedPublisher(patient, { name: 'channel-error-publisher' });
+    let victim: ConfirmChannel | undefined;
+    const victimWrapper = patient.channel('victim', async (channel) => void (victim = channel));
+    try {
+      await patient.waitUntilConnected(5000);
+      await eventually(async () => (await publisher.sendToQueue(queue, { n: 1 }), seen.includes(1) || undefined), { what: 'first message consumed' });
+      await eventually(() => victim, { what: 'the victim channel' });
+      await expect(victim!.checkQueue(`${names.namespace}no-such-queue`)).rejects.toThrow(/NOT_FOUND/);
+      await publisher.sendToQueue(queue, { n: 2 });
+      await eventually(() => seen.includes(2) || undefined, { what: 'a message consumed after the error, on the same connection', timeoutMs: 20_000 });
+    } finally {
+      await victimWrapper.close();
+      await publisher.close();
+      await consumer.stop();
+      await patient.close();
+      await deleteBrokerObjects(amqpUrl, { queues: [queue], exchanges: [] });
     }
   });
 
