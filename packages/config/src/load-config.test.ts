@@ -13,6 +13,24 @@ describe('loadConfig', () => {
     expect(values).toEqual({ DATABASE_URL: 'postgresql://u@h/db', PORT: 3000, SIGNING_KEY: 'k' });
   });
 
+  it("names a value that breaks its variable's own rule among the other problems, without showing it", () => {
+    const checked = {
+      ...spec,
+      SIGNING_KEY: string({
+        description: 'signing key',
+        secret: true,
+        check: (value) => {
+          if (!value.startsWith('key-')) throw new Error('must start with "key-"');
+        },
+      }),
+    };
+    expect(loadConfig(checked, { DATABASE_URL: 'postgresql://u@h/db', SIGNING_KEY: 'key-1' }).values.SIGNING_KEY).toBe('key-1');
+    const read = () => loadConfig(checked, { SIGNING_KEY: 'hunter2' });
+    expect(read).toThrow(ConfigError);
+    expect(read).toThrow(/DATABASE_URL is required[\s\S]*SIGNING_KEY must start with "key-"/);
+    expect(read).not.toThrow(/hunter2/);
+  });
+
   it('names every missing or malformed variable in one error', () => {
     let caught: unknown;
     try {

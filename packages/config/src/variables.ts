@@ -18,6 +18,12 @@ interface Common<T> {
   default?: T;
   /** Default: false. */
   secret?: boolean;
+  /**
+   * A further rule on a set value, beyond its type: throws an Error whose message says what is
+   * expected ("must be …"; never the value of a secret). Checked with the other variables, so one
+   * start names every problem.
+   */
+  check?: (value: T) => void;
 }
 
 function variable<T>(
@@ -33,7 +39,9 @@ function variable<T>(
         if (options.default !== undefined) return options.default;
         throw new Error('is required');
       }
-      return parseSet(raw.trim());
+      const value = parseSet(raw.trim());
+      options.check?.(value);
+      return value;
     },
     display: (value) => (options.secret ? '[redacted]' : display(value)),
   };

@@ -1,5 +1,5 @@
 import { createPrivateKey } from 'node:crypto';
-import { ConfigError, integer, loadConfig, oneOf, string, url } from '@feedback/config';
+import { integer, loadConfig, oneOf, string, url } from '@feedback/config';
 import { databasePoolSizeVariable } from '@feedback/database';
 
 /** Every environment variable the authority reads, validated at start-up. */
@@ -15,6 +15,7 @@ export const authorityEnvironment = {
   SESSION_SIGNING_KEY: string({
     description: 'Ed25519 private key (PKCS#8 PEM) that signs member session tokens',
     secret: true,
+    check: (value) => void sessionSigningKeyOf(value),
   }),
   SESSION_TTL_SECONDS: integer({ description: 'lifetime of a member session token', default: 900, min: 60, max: 86_400 }),
   RPC_TIMEOUT_MS: integer({ description: 'time limit of a call to another service (the webhook worker, before and after lowering a plan)', default: 3000, min: 50 }),
@@ -54,7 +55,7 @@ function sessionSigningKeyOf(value: string): string {
     keyType = undefined;
   }
   if (keyType !== 'ed25519') {
-    throw new ConfigError(['SESSION_SIGNING_KEY must be an Ed25519 private key in PKCS#8 PEM (openssl genpkey -algorithm ed25519)']);
+    throw new Error('must be an Ed25519 private key in PKCS#8 PEM (openssl genpkey -algorithm ed25519)');
   }
   return pem;
 }

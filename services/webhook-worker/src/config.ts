@@ -1,9 +1,40 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ConfigError, base64Key, base64Keys, integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
+import { base64Key, base64Keys, integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
 import { databasePoolSizeVariable } from '@feedback/database';
 
 /** Every environment variable the worker reads, validated at start-up. */
+/** RabbitMQ caps a queue's x-message-ttl at 2^32 - 1 ms (about 49 days). */
+const MAX_QUEUE_TTL_MS = 2 ** 32 - 1;
+
+/** Each delay is a queue's TTL: whole milliseconds RabbitMQ can hold, `min` to `max` of them. */
+function queueDelays(min: number, max: number, count: string): (delays: string[]) => void {
+  return (delays) => {
+    if (delays.length < min || delays.length > max || delays.some((delay) => !/^[1-9][0-9]*$/.test(delay) || Number(delay) > MAX_QUEUE_TTL_MS)) {
+      throw new Error(`must be ${count} of milliseconds from 1 to ${MAX_QUEUE_TTL_MS}, got "${delays.join(',')}"`);
+    }
+  };
+}
+
+/**
+ * A CA file is read when the sender is built, after migrations and the broker: one that cannot be
+ * read, or holds no certificate, is a configuration error named at once instead.
+ */
+function certificateFile(path: string): void {
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message} (${path})`, { cause: error });
+  }
+  try {
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no PEM certificate');
+    new X509Certificate(pem);
+  } catch {
+    throw new Error(`must be a PEM certificate file (${path})`);
+  }
+}
+
 export const workerEnvironment = {
   DATABASE_URL: url({
     description: 'PostgreSQL URL; the worker keeps its tables in schema "webhooks"',
@@ -31,10 +62,12 @@ export const workerEnvironment = {
   WEBHOOK_RETRY_DELAYS_MS: list({
     description: 'delays of the five retries, in milliseconds (tests shorten them)',
     default: ['300000', '900000', '2700000', '8100000', '24300000'],
+    check: queueDelays(5, 5, 'five whole numbers'),
   }),
   WEBHOOK_THROTTLE_DELAYS_MS: list({
     description: "rising waits, in milliseconds, of a message whose endpoint already has enough attempts in flight: the first time, the second, and so on, the last repeated (tests shorten them)",
     default: ['1000', '5000', '30000'],
+    check: queueDelays(1, 10, 'one to ten whole numbers'),
   }),
   WEBHOOK_THROTTLE_CLIMB_PER_SECOND: integer({
     description:
@@ -57,7 +90,7 @@ export const workerEnvironment = {
     default: 30,
     min: 1,
   }),
-  WEBHOOK_EXTRA_CA_FILE: string({ description: 'an extra CA certificate (PEM file) to trust (local test receivers only)', default: '' }),
+  WEBHOOK_EXTRA_CA_FILE: string({ description: 'an extra CA certificate (PEM file) to trust (local test receivers only)', default: '', check: certificateFile }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'], { description: 'minimum log level', default: 'info' }),
 };
 
@@ -85,44 +118,9 @@ export interface WorkerConfig {
   logLevel: string;
 }
 
-const MAX_QUEUE_TTL_MS = 2 ** 32 - 1;
-
-/**
- * A CA file is read when the sender is built, after migrations and the broker: one that cannot be
- * read, or holds no certificate, is a configuration error named at once instead.
- */
-function checkCertificateFile(name: string, path: string): void {
-  let pem: string;
-  try {
-    pem = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError([`${name} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message} (${path})`]);
-  }
-  try {
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no PEM certificate');
-    new X509Certificate(pem);
-  } catch {
-    throw new ConfigError([`${name} must be a PEM certificate file (${path})`]);
-  }
-}
-
 export function readWorkerConfig(env: Record<string, string | undefined> = process.env) {
   const loaded = loadConfig(workerEnvironment, env);
   const v = loaded.values;
-  const delays = v.WEBHOOK_RETRY_DELAYS_MS;
-  // Each delay is a queue's x-message-ttl, which RabbitMQ caps at 2^32 - 1 ms (about 49 days).
-  if (delays.length !== 5 || delays.some((delay) => !/^[1-9][0-9]*$/.test(delay) || Number(delay) > MAX_QUEUE_TTL_MS)) {
-    throw new ConfigError([
-      `WEBHOOK_RETRY_DELAYS_MS must be five whole numbers of milliseconds from 1 to ${MAX_QUEUE_TTL_MS}, got "${delays.join(',')}"`,
-    ]);
-  }
-  const throttles = v.WEBHOOK_THROTTLE_DELAYS_MS;
-  if (throttles.length < 1 || throttles.length > 10 || throttles.some((delay) => !/^[1-9][0-9]*$/.test(delay) || Number(delay) > MAX_QUEUE_TTL_MS)) {
-    throw new ConfigError([
-      `WEBHOOK_THROTTLE_DELAYS_MS must be one to ten whole numbers of milliseconds from 1 to ${MAX_QUEUE_TTL_MS}, got "${throttles.join(',')}"`,
-    ]);
-  }
-  if (v.WEBHOOK_EXTRA_CA_FILE) checkCertificateFile('WEBHOOK_EXTRA_CA_FILE', v.WEBHOOK_EXTRA_CA_FILE);
   const config: WorkerConfig = {
     databaseUrl: v.DATABASE_URL,
     databasePoolSize: v.DATABASE_POOL_SIZE,
@@ -135,7 +133,7 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
     allowedPrivateHosts: v.WEBHOOK_ALLOWED_PRIVATE_HOSTS,
     extraCaFile: v.WEBHOOK_EXTRA_CA_FILE,
     retryDelaysMs: v.WEBHOOK_RETRY_DELAYS_MS.map(Number),
-    throttleDelaysMs: throttles.map(Number),
+    throttleDelaysMs: v.WEBHOOK_THROTTLE_DELAYS_MS.map(Number),
     throttleClimbPerSecond: v.WEBHOOK_THROTTLE_CLIMB_PER_SECOND,
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
     deliveryPrefetch: v.DELIVERY_PREFETCH,

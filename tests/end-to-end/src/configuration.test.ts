@@ -53,6 +53,18 @@ describe('start-up configuration', () => {
     expect(readAuthorityConfig({ ...base, SESSION_SIGNING_KEY: ed25519.replace(/\n/g, '\\n') }).config.sessionSigningKey).toBe(ed25519);
   });
 
+  it('names every problem in one start: a missing variable beside values that break their rules', () => {
+    const authority = start('authority', { AMQP_URL: 'amqp://127.0.0.1', SESSION_SIGNING_KEY: 'not a key' });
+    expect(authority.status).toBe(EXIT_CONFIG);
+    expect(authority.stderr).toMatch(/DATABASE_URL is required/);
+    expect(authority.stderr).toMatch(/SESSION_SIGNING_KEY must be an Ed25519 private key/);
+    const worker = start('webhook-worker', { AMQP_URL: 'amqp://127.0.0.1', WEBHOOK_RETRY_DELAYS_MS: '1,2', WEBHOOK_THROTTLE_DELAYS_MS: '0', WEBHOOK_EXTRA_CA_FILE: '/no/such/ca.pem' });
+    expect(worker.status).toBe(EXIT_CONFIG);
+    for (const problem of [/DATABASE_URL is required/, /SIGNING_SECRET_ENCRYPTION_KEY is required/, /WEBHOOK_RETRY_DELAYS_MS must be five/, /WEBHOOK_THROTTLE_DELAYS_MS must be one to ten/, /WEBHOOK_EXTRA_CA_FILE cannot be read/]) {
+      expect(worker.stderr).toMatch(problem);
+    }
+  });
+
   it('never prints a password from a URL it could not use', () => {
     const result = start('authority', { DATABASE_URL: 'postgresql://u:hunter2@127.0.0.1/x', AMQP_URL: 'http://guest:hunter3@h' });
     expect(result.status).toBe(EXIT_CONFIG);
