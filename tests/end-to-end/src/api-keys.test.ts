@@ -79,6 +79,17 @@ describe('a new app key', () => {
   });
 });
 
+describe('the key of an app that is not there', () => {
+  it('is 404 for an app id that is not a number, as for one beyond any app and for another team\'s', async () => {
+    for (const appId of ['abc', '1e3', '99999999999']) {
+      for (const [method, path] of [['GET', ''], ['PATCH', ''], ['POST', '/rotate'], ['POST', '/revoke']] as const) {
+        const answer = await dashboard(method, `/dashboard/v1/apps/${appId}/api-key${path}`, method === 'PATCH' ? { grant: ['suggestions:write'] } : undefined);
+        expect({ appId, method, path, status: answer.status, error: answer.body['error'] }).toEqual({ appId, method, path, status: 404, error: 'not_found' });
+      }
+    }
+  });
+});
+
 describe('scopes', () => {
   it('gains write permission only when a member grants it, and loses it when removed', async () => {
     const { appId, secretKey } = await newApp();

@@ -12,12 +12,11 @@ import { webhooksRouter } from './webhooks/webhooks-router.js';
 import type { DashboardRoute } from './dashboard-routes.js';
 
 /**
- * A path parameter as its field. App ids are numbers: one beyond any record's is an app no team
- * has (404, as for another team's app); anything else becomes NaN, which the contract refuses by name.
+ * A path parameter as its field. App ids are numbers: one that is not, or is beyond any record's,
+ * is an app no team has (404, as for another team's app, and as on the webhook and product routes).
  */
 function paramValue(field: 'app_id' | 'member_id', raw: string): string | number {
-  if (field === 'member_id') return raw;
-  return /^\d+$/.test(raw) ? recordId(raw) : Number.NaN;
+  return field === 'member_id' ? raw : recordId(raw);
 }
 
 /**
