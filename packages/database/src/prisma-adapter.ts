@@ -9,36 +9,31 @@ export interface PoolOptions {
   schema: string;
   /** Connections in the pool. Default: DEFAULT_POOL_SIZE (10). */
   max?: number;
-  /** Time limits, for tests; the defaults below otherwise. */
-  limits?: Partial<typeof CONNECTION_LIMITS>;
+  /** How long to wait to open a connection, or for one of the pool's, for tests. Default: CONNECT_TIMEOUT_MS. */
+  connectTimeoutMs?: number;
 }
 
 /**
- * Time limits on every connection, kept in this process (no startup parameters, which PgBouncer
- * refuses). Without them, a database that stops answering (a failover that moves its address, a
- * network partition) holds each query sent to it until the kernel gives up on the connection,
- * some 15 minutes, and every query after it waits for a connection the same time: the worker's
- * messages stay unacknowledged and nothing is retried. With them a query fails, its message goes
- * back to its queue after a pause, and the connection is replaced.
+ * How long a query waits to open a connection, or for one of the pool's, before it fails. Without
+ * a limit, a database that stops answering (a failover that moves its address, a partition) or a
+ * pool held by slow statements keeps every later query waiting however long that lasts: the
+ * worker's messages stay unacknowledged and nothing is retried. With it the query fails, and a
+ * message goes back to its queue after a pause.
+ *
+ * Queries already sent are not limited here. A client-side limit leaves the statement running on
+ * the server, and Prisma's transactions hand the connection still waiting for its answer back to
+ * the pool; a server-side `statement_timeout` given as a startup parameter is refused by
+ * PgBouncer (set one on the role, `ALTER ROLE … SET statement_timeout`, if wanted). A connection
+ * whose peer is gone is noticed by TCP keepalive while idle; one waiting for an answer, by the
+ * kernel's retransmission limit (`net.ipv4.tcp_retries2`, about 15 minutes by default).
  */
-export const CONNECTION_LIMITS = {
-  /** To open a connection, or wait for one of the pool's. */
-  connectMs: 10_000,
-  /**
-   * For a query's answer: far beyond any statement here (erasure and pruning go in batches), so
-   * only a database that has stopped answering reaches it.
-   */
-  queryMs: 60_000,
-};
+const CONNECT_TIMEOUT_MS = 10_000;
 
-/** The pg settings for these limits; TCP keepalive also notices a dead connection while it is idle. */
-function limited(options: Pick<PoolOptions, 'connectionString' | 'max' | 'limits'>): pg.PoolConfig {
-  const limits = { ...CONNECTION_LIMITS, ...options.limits };
+function poolConfig(options: Pick<PoolOptions, 'connectionString' | 'max' | 'connectTimeoutMs'>): pg.PoolConfig {
   return {
     connectionString: options.connectionString,
     max: options.max ?? DEFAULT_POOL_SIZE,
-    connectionTimeoutMillis: limits.connectMs,
-    query_timeout: limits.queryMs,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
   };
@@ -51,7 +46,7 @@ function limited(options: Pick<PoolOptions, 'connectionString' | 'max' | 'limits
  * connection and opens another for the next query, so it is logged, not fatal.
  */
 export function createPool(options: Omit<PoolOptions, 'schema'> & { logger: Logger }): pg.Pool {
-  const pool = new pg.Pool(limited(options));
+  const pool = new pg.Pool(poolConfig(options));
   pool.on('error', (error) => options.logger.warn('database connection closed while idle; the next query opens another', { error: error.message }));
   return pool;
 }
@@ -61,5 +56,5 @@ export function createPool(options: Omit<PoolOptions, 'schema'> & { logger: Logg
  * `pool` when the service shares one.
  */
 export function createPrismaAdapter(options: PoolOptions & { pool?: pg.Pool }): PrismaPg {
-  return new PrismaPg(options.pool ?? limited(options), { schema: options.schema });
+  return new PrismaPg(options.pool ?? poolConfig(options), { schema: options.schema });
 }
