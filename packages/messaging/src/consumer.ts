@@ -69,6 +69,14 @@ export function consumeQueue(
     setup?: ChannelSetup;
     prefetch: number;
     onMessage(channel: ConfirmChannel, message: ConsumeMessage): Promise<void>;
+    /**
+     * What to do with a message given as stop() began, before its cancel reached the broker:
+     * `return` it to the queue at once (the default: for a consumer that is staying, rather than
+     * started and cut short by the channel's close), or `handle` it like the others, which stop()
+     * waits for (RPC requests: short, and one given back comes to the next server marked as given
+     * before).
+     */
+    whileStopping?: 'return' | 'handle';
   },
 ): Consumer {
   const inFlight = new Set<Promise<void>>();
@@ -96,9 +104,8 @@ export function consumeQueue(
         if (!stopping) void resumeAfterCancel(channel);
         return;
       }
-      // Given as stop() began, before its cancel reached the broker: back to the queue at once,
-      // for a consumer that is staying, rather than started and cut short by the channel's close.
-      if (stopping) {
+      // Given as stop() began, before its cancel reached the broker (see whileStopping).
+      if (stopping && options.whileStopping !== 'handle') {
         try {
           channel.nack(message, false, true);
         } catch {

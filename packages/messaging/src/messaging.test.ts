@@ -374,9 +374,9 @@ describe('messaging over a real broker', () => {
     }
   });
 
-  it("keeps the connection, and every other channel's work, when the broker closes one channel with an error", async () => {
-    // Reconnects far apart: a connection dropped by the error would stop the consumer below for
-    // longer than the test waits.
+  it("closes only that channel when the broker closes one with an error: the connection, and every other channel's work, go on until the repair", async () => {
+    // Reconnects (and so the repair) far apart: a connection dropped by the error would stop the
+    // consumer below for longer than the test waits.
     const patient = Broker.connect({ url: amqpUrl, connectionName: 'channel-error-test', logger, reconnectSeconds: 60 });
     const queue = `${names.namespace}unaffected`;
     const seen: number[] = [];

@@ -173,7 +173,7 @@ export function serveRpc(
       const contract = rpcMethods[method as RpcMethod];
       const handler = options.handlers[method as RpcMethod] as ((request: unknown, call: RpcCall) => Promise<unknown>) | undefined;
       if (!contract || !handler) throw new RpcError('unknown_method', `${method} is not served by ${options.service}`);
-      if (message.fields.redelivered && 'atMostOnce' in contract) {
+      if (message.fields.redelivered && 'atMostOnce' in contract && contract.atMostOnce) {
         // Given before to a server whose connection was lost, perhaps after it did the work: the
         // caller was not answered, and is told so rather than have the work done twice.
         log.warn('rpc request given again after a lost connection; not run again', { method });
@@ -223,6 +223,9 @@ export function serveRpc(
     },
     prefetch: options.prefetch ?? 20,
     onMessage: answer,
+    // Handed back, a request would reach the next server marked as given before: refused if
+    // at-most-once, though it never ran.
+    whileStopping: 'handle',
   });
 }
 

@@ -57,20 +57,28 @@ export class TcpProxy {
     return parsed.toString();
   }
 
-  /** Bytes clients wrote while stalled, which never arrived: a test waits for them to be sure a write was lost. */
-  stalledBytes = 0;
+  /**
+   * What clients wrote while stalled, which never arrived (the first MiB, as text): a test waits
+   * for what it expects lost (an AMQP publish carries its routing key in the clear) to be sure the
+   * write happened before it cuts the connection.
+   */
+  stalledText = '';
 
   /**
-   * Stops passing on what clients send while their connections stay open, as a server that
-   * stopped reading would: a client's publish is written but never arrives (it is read here and
-   * dropped, counted in `stalledBytes`). `interrupt()` then cuts the connections.
+   * Stops passing on what clients send while their connections stay open: a client's publish is
+   * written but never arrives (it is read here, kept in `stalledText`, and dropped; the client
+   * never feels it). `interrupt()` then cuts the connections.
    */
   stallClients(): void {
     this.stalled = true;
     for (const client of this.clients) {
       client.unpipe();
       // unpipe() leaves the stream paused; a 'data' listener alone would not resume it.
-      client.on('data', (chunk: Buffer) => (this.stalledBytes += chunk.length)).resume();
+      client
+        .on('data', (chunk: Buffer) => {
+          if (this.stalledText.length < 1 << 20) this.stalledText += chunk.toString('latin1');
+        })
+        .resume();
     }
   }
 

@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { base64Key, base64Keys, integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
 import { databasePoolSizeVariable } from '@feedback/database';
 
-/** Every environment variable the worker reads, validated at start-up. */
 /** RabbitMQ caps a queue's x-message-ttl at 2^32 - 1 ms (about 49 days). */
 const MAX_QUEUE_TTL_MS = 2 ** 32 - 1;
 
@@ -35,6 +34,7 @@ function certificateFile(path: string): void {
   }
 }
 
+/** Every environment variable the worker reads, validated at start-up. */
 export const workerEnvironment = {
   DATABASE_URL: url({
     description: 'PostgreSQL URL; the worker keeps its tables in schema "webhooks"',

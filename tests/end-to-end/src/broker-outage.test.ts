@@ -3,7 +3,9 @@ import amqplib from 'amqplib';
 import type { ChannelModel } from 'amqplib';
 import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
+import { topologyNames, webhookQueueNames } from '@feedback/messaging';
 import { AMQP_URL, healthUrl, startSystem } from './system.js';
+import { readWorkerConfig } from '../../../services/webhook-worker/src/service.js';
 import type { RunningSystem } from './system.js';
 
 let system: RunningSystem;
@@ -109,22 +111,27 @@ describe('a broker outage', () => {
     // listening, so the worker records the failure but the retry it queues never reaches the
     // broker, and then the connection drops.
     const before = target.received.length;
-    let stalledBytesBefore = 0;
+    let stalledTextBefore = 0;
     target.answer = (_request, index) => {
       const number = index - before + 1;
       if (number === stalled) {
-        stalledBytesBefore = system.brokerProxy.stalledBytes;
+        stalledTextBefore = system.brokerProxy.stalledText.length;
         system.brokerProxy.stallClients();
       }
       return { status: number <= stalled ? 503 : 200 };
     };
+    const { retryDelaysMs, throttleDelaysMs } = readWorkerConfig(system.env).config;
+    const retryQueue = webhookQueueNames(topologyNames(system.namespace), retryDelaysMs, throttleDelaysMs).retries[stalled - 1]!.queue;
     await call(system.api.url, 'POST', '/widget/v1/suggestions', { key: app.publicKey, body: { title: 'Retried', user: { external_id: 'u-2' } } });
     const retrying = await eventually(
       () => system.worker.prisma.delivery.findFirst({ where: { appId: app.appId, status: 'retrying', attempts: stalled } }).then((row) => row ?? undefined),
       { what: `failed attempt ${stalled} to be recorded` },
     );
-    // The retry's publish, written after the record and lost: only then is the drop the one named.
-    await eventually(() => (system.brokerProxy.stalledBytes > stalledBytesBefore ? true : undefined), { what: 'the retry written into the stalled connection' });
+    // The retry's publish (its routing key, the retry queue), written after the record and lost:
+    // only then is the drop the one named.
+    await eventually(() => (system.brokerProxy.stalledText.slice(stalledTextBefore).includes(retryQueue) ? true : undefined), {
+      what: 'the retry written into the stalled connection',
+    });
     system.brokerProxy.interrupt();
     await new Promise((resolve) => setTimeout(resolve, 300));
     system.brokerProxy.restore();

@@ -391,6 +391,8 @@ describe('a slow endpoint', () => {
     // 8 rounds of 2, each up to a second in the throttle queue: some 20 s, given room on a loaded
     // machine.)
     await eventually(() => (slow.received.length === 20 ? true : undefined), { what: 'all 20 at the slow endpoint too', timeoutMs: 60_000 });
+    // The fast one was not held back behind it: its last came before the slow one's last.
+    expect(fast.received[19]!.receivedAt).toBeLessThan(slow.received[19]!.receivedAt);
     expect(slow.mostInFlight).toBeGreaterThanOrEqual(2);
     expect(slow.mostInFlight).toBeLessThanOrEqual(4);
   }, 90_000);
