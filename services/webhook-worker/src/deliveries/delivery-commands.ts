@@ -87,9 +87,12 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
       // cannot all pass the count.
       const delivery = await prisma.$transaction(async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`tests:${endpoint.id}`}))`;
-        const inProgress = await tx.delivery.count({
-          where: { endpointId: endpoint.id, eventType: 'webhook.ping', status: { in: ['pending', 'retrying'] } },
-        });
+        // The event type written out, so the planner matches the index of test deliveries
+        // (deliveries_pings_by_endpoint_idx) rather than read the endpoint's whole history.
+        const [counted] = await tx.$queryRaw<Array<{ in_progress: number }>>`
+          SELECT count(*)::int AS in_progress FROM webhooks.deliveries
+          WHERE endpoint_id = ${endpoint.id}::uuid AND event_type = 'webhook.ping' AND status IN ('pending', 'retrying')`;
+        const inProgress = counted?.in_progress ?? 0;
         if (inProgress >= MAX_TEST_DELIVERIES_IN_PROGRESS) {
           throw new RpcError(
             'too_many_test_deliveries',
