@@ -69,12 +69,17 @@ function decodeCursor(cursor: string, scope: ListScope, order: ListOrder): { at:
   return position;
 }
 
-/** Prisma `where` and `orderBy` for one page of records with createdAt, updatedAt and id. */
+/**
+ * Prisma `where` and `orderBy` for one page of records with createdAt, updatedAt and id. The
+ * position after the cursor is "earlier, or as early with a lower id": PostgreSQL cannot walk an
+ * index from such an OR, so each page would read every row before it, as OFFSET does. The plain
+ * bound beside it (as early or earlier) is where the index walk starts.
+ */
 export function pageQuery(request: ListRequest) {
   if (request.order.kind === 'newest_first') {
     const after = request.after;
     return {
-      where: after ? { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] } : {},
+      where: after ? { createdAt: { lte: after.at }, OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] } : {},
       orderBy: [{ createdAt: 'desc' as const }, { id: 'desc' as const }],
       take: request.limit + 1,
     };
@@ -82,7 +87,7 @@ export function pageQuery(request: ListRequest) {
   const after = request.after;
   return {
     where: {
-      updatedAt: { gte: request.order.since },
+      updatedAt: { gte: after && after.at > request.order.since ? after.at : request.order.since },
       ...(after ? { OR: [{ updatedAt: { gt: after.at } }, { updatedAt: after.at, id: { gt: after.id } }] } : {}),
     },
     orderBy: [{ updatedAt: 'asc' as const }, { id: 'asc' as const }],

@@ -127,7 +127,9 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
       if (cursor !== undefined) {
         const last = isUuid(cursor) ? await prisma.delivery.findFirst({ where: { id: cursor, endpointId: request.endpoint_id }, select: { createdAt: true } }) : null;
         if (!last) throw new RpcError('invalid_cursor', 'This cursor is not from this endpoint\'s delivery history; start again without it.');
-        after = { OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: cursor } }] };
+        // The plain bound is where the index walk starts (PostgreSQL cannot start one from the OR):
+        // without it each page read the endpoint's history from its newest delivery down.
+        after = { createdAt: { lte: last.createdAt }, OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: cursor } }] };
       }
       const page = await prisma.delivery.findMany({
         where: {
