@@ -634,6 +634,46 @@ describe('from the dashboard', () => {
     expect(target.received).toHaveLength(1);
   });
 
+  it('signs a redelivery by hand with the secret as it is once the redelivery commits, not as it was when the message arrived', async () => {
+    const target = await receiver();
+    const { id: endpointId, secret } = await endpointFor(target, ['suggestion.created']);
+    await suggest('Redelivered across a rotation');
+    const delivered = await eventually(
+      () => system.worker.prisma.delivery.findFirst({ where: { endpointId, status: 'delivered' } }).then((row) => row ?? undefined),
+      { what: 'the delivery' },
+    );
+    // A redelivery by hand as `redeliver` makes it: the row locked and marked pending while its
+    // message is published, committed after. The worker takes the message and waits for the commit.
+    const { config } = readWorkerConfig(system.env);
+    const deliverQueue = webhookQueueNames(topologyNames(system.namespace), config.retryDelaysMs, config.throttleDelaysMs).deliver;
+    const redelivering = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
+    await redelivering.connect();
+    const connection = await amqplib.connect(AMQP_URL);
+    try {
+      await redelivering.query('BEGIN');
+      await redelivering.query("UPDATE webhooks.deliveries SET status = 'pending' WHERE id = $1", [delivered.id]);
+      const channel = await connection.createConfirmChannel();
+      channel.sendToQueue(deliverQueue, Buffer.from(JSON.stringify({ delivery_id: delivered.id })), {
+        messageId: delivered.id,
+        persistent: true,
+        headers: { [ATTEMPT_HEADER]: 2, [MANUAL_HEADER]: true },
+      });
+      await channel.waitForConfirms();
+      await untilSomeoneWaitsOn(redelivering, 'the worker to wait for the redelivery to commit');
+      // Meanwhile the secret is rotated.
+      const rotated = await call<{ signing_secret: string }>(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${endpointId}/rotate-secret`, { token: owner.token });
+      expect(rotated.status).toBe(200);
+      await redelivering.query('COMMIT');
+      const [, again] = await eventually(() => (target.received.length === 2 ? target.received : undefined), { what: 'the redelivery' });
+      expect(verify(again!, rotated.body.signing_secret)).toBe(true);
+      expect(verify(again!, secret)).toBe(false);
+    } finally {
+      await redelivering.query('ROLLBACK').catch(() => undefined);
+      await redelivering.end();
+      await connection.close();
+    }
+  });
+
   it('redelivers by hand with the same id, once a delivery has settled', async () => {
     const target = await receiver();
     const { id, secret } = await endpointFor(target, ['suggestion.created']);

@@ -67,7 +67,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     if (!Number.isSafeInteger(number) || number < 1) throw new PermanentFailure(`${ATTEMPT_HEADER} is not an attempt number`);
     const manual = raw.properties.headers?.[MANUAL_HEADER] === true;
     const givenBefore = raw.fields.redelivered || raw.properties.headers?.[GIVEN_BEFORE_HEADER] === true;
-    const delivery = await store.load(message.delivery_id);
+    let delivery = await store.load(message.delivery_id);
     // Gone: its endpoint was deleted, or its history outlived DELIVERY_HISTORY_RETENTION_DAYS.
     if (!delivery) return;
     if (delivery.attempts >= number) {
@@ -84,6 +84,11 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
         options.logger.info('redelivery by hand dropped: not committed, or made already', { deliveryId: delivery.id, attempt: number });
         return;
       }
+      // Read again: what was read above came before the redelivery committed, and a rotation, a
+      // URL change, an erasure or the endpoint's deletion may have committed while this waited.
+      const committed = await store.load(delivery.id);
+      if (!committed || committed.status === 'withheld') return;
+      delivery = committed;
     } else {
       // Settled: no more automatic attempts. One that finds the delivery pending after attempts
       // were made is a stale retry (queued by a duplicate copy of an attempt that was then
