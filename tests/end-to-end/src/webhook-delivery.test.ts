@@ -273,6 +273,43 @@ describe('webhook delivery', () => {
   });
 });
 
+describe('an event given again while the worker that took it first is still in its fan-out', () => {
+  it('attempts the deliveries that fan-out commits, though this handling\'s own statement began before they existed', async () => {
+    const target = await receiver();
+    const { id: endpointId } = await endpointFor(target, ['suggestion.created']);
+    await suggest('Template');
+    await eventually(() => (target.received.length === 1 ? true : undefined), { what: 'the first event delivered' });
+    const template = await system.api.prisma.outboxEvent.findFirstOrThrow({ where: { eventType: 'suggestion.created' }, orderBy: { position: 'desc' } });
+    const event: Record<string, unknown> & { id: string } = { ...(template.payload as Record<string, unknown>), id: randomUUID() };
+    const deliveryId = randomUUID();
+    // The first worker's fan-out, not yet committed (it died in it; its backend goes on).
+    const first = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
+    await first.connect();
+    const connection = await amqplib.connect(AMQP_URL);
+    try {
+      await first.query('BEGIN');
+      await first.query('INSERT INTO webhooks.received_events (event_id, event_type, app_id, occurred_at) VALUES ($1, $2, $3, $4)', [event.id, 'suggestion.created', appId, event['created_at']]);
+      await first.query(
+        `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload)
+         VALUES ($1::uuid, $2, $3, 'suggestion.created', $4, $5::jsonb || jsonb_build_object('id', $6::text))`,
+        [deliveryId, endpointId, event.id, appId, JSON.stringify(event), deliveryId],
+      );
+      // The broker gives the event to another worker (here, the system's).
+      const channel = await connection.createConfirmChannel();
+      channel.publish(`${system.namespace}domain.events`, 'suggestion.created', Buffer.from(JSON.stringify(event)), { messageId: event.id, persistent: true });
+      await channel.waitForConfirms();
+      await untilSomeoneWaitsOn(first, 'the second fan-out to wait for the first');
+      await first.query('COMMIT');
+      const [, again] = await eventually(() => (target.received.length === 2 ? target.received : undefined), { what: 'the delivery the first fan-out made' });
+      expect(again!.headers['x-service-delivery']).toBe(deliveryId);
+    } finally {
+      await first.query('ROLLBACK').catch(() => undefined);
+      await first.end();
+      await connection.close();
+    }
+  });
+});
+
 describe('an endpoint deleted while its attempt is in flight', () => {
   it('ends that delivery quietly: the event is not handled again, so an endpoint created after it never gets it', async () => {
     const leaving = await receiver();

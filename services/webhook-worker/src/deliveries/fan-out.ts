@@ -75,6 +75,13 @@ const FAN_OUT_SQL = `
   UNION ALL
   SELECT event_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM received`;
 
+// The deliveries of events given before that may still need their first attempt, read in a
+// snapshot of its own (see fanOutMany).
+const EXISTING_SQL = `
+  SELECT d.event_id, ${ATTEMPT_TARGET_COLUMNS}
+  FROM webhooks.deliveries d JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
+  WHERE d.event_id = ANY ($1::uuid[]) AND d.attempts <= 1`;
+
 /**
  * Turns domain events into deliveries and makes their first attempts, whatever the broker
  * redelivers: the (event, endpoint) pair is unique, and each delivery's id, made once, is the
@@ -151,6 +158,18 @@ export class FanOut {
       const { event, answer } = byEvent.get(row.event_id)!;
       if (row.id === null) answer.first = true;
       else answer.deliveries.push({ ...attemptTargetOf(row), eventCreatedAt: event.created_at });
+    }
+    // An event given again while the worker that first took it was still in its fan-out (it died
+    // there, and its statement committed after this one began): this statement waited for that
+    // commit, then inserted nothing, and its snapshot, older than the commit, shows none of those
+    // deliveries. Read again, they are attempted here rather than left pending for good.
+    const unseen = [...byEvent.values()].filter(({ answer }) => !answer.first && answer.deliveries.length === 0).map(({ event }) => event.id);
+    if (unseen.length > 0) {
+      const existing = await this.options.pool.query<Record<string, unknown> & { event_id: string }>({ name: 'fan-out-existing', text: EXISTING_SQL, values: [unseen] });
+      for (const row of existing.rows) {
+        const { event, answer } = byEvent.get(row.event_id)!;
+        answer.deliveries.push({ ...attemptTargetOf(row), eventCreatedAt: event.created_at });
+      }
     }
     const answered = new Set<string>();
     return events.map((event) => {
