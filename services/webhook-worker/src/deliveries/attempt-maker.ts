@@ -239,6 +239,12 @@ export class AttemptMaker {
         const current = waits ? await store.now(delivery.id) : delivery;
         if (current === undefined) return 'gone' as const;
         if (current.namesErasedUser || current.status === 'withheld') return 'withheld' as const;
+        // Read again after a wait: another copy of this attempt may have settled it, or a
+        // redelivery by hand made it pending again, the member's; an automatic attempt no longer
+        // due is not made.
+        if (!manual && !(current.attempts < number && (current.status === 'retrying' || (current.status === 'pending' && current.attempts === 0)))) {
+          return 'not due' as const;
+        }
         // An endpoint receives only the events it selects: a retry of one it has dropped since is
         // not sent. A redelivery by hand is a member's explicit request, and goes.
         if (!current.selected && !manual) return 'cancelled' as const;
@@ -267,6 +273,10 @@ export class AttemptMaker {
         logger.info('attempt dropped: its endpoint was deleted', about);
         return true;
       }
+      if (made === 'not due') {
+        logger.info('attempt dropped: its delivery had moved on while it waited', about);
+        return true;
+      }
       // Counted once, by the copy that settled it.
       if (made === 'withheld') {
         if (await store.withhold(delivery.id)) metrics.settled.inc({ status: 'withheld' });
@@ -274,7 +284,7 @@ export class AttemptMaker {
         return true;
       }
       if (made === 'cancelled') {
-        if (await store.cancel(delivery.id)) metrics.settled.inc({ status: 'cancelled' });
+        if (await store.cancel(delivery.id, number)) metrics.settled.inc({ status: 'cancelled' });
         logger.info('delivery cancelled: its endpoint no longer selects this event', about);
         return true;
       }

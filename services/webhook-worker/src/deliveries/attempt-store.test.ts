@@ -125,6 +125,21 @@ describe('AttemptStore.record', () => {
     expect(await stateOf(id)).toMatchObject({ status: 'abandoned', attempts: 7, log: [[7, 500]] });
   });
 
+  it('does not let a late 2xx copy of an earlier attempt outweigh a later one: the history would show a failure after the delivery', async () => {
+    // Abandoned after six attempts, redelivered by hand (the seventh failed); a 2xx copy of the sixth comes in last.
+    const id = await delivery('abandoned', 6);
+    expect(await store.record(outcome(id, 7, 500, 'abandoned', true))).toBe(true);
+    expect(await store.record(outcome(id, 6, 204, 'delivered'))).toBe(false);
+    expect(await stateOf(id)).toMatchObject({ status: 'abandoned', attempts: 7, log: [[7, 500]] });
+  });
+
+  it('keeps no answer on a delivery an erasure emptied, though a 2xx copy of its latest attempt comes in', async () => {
+    const id = await delivery('abandoned', 6);
+    await pool.query(`UPDATE webhooks.deliveries SET payload = '{"erased": true}' WHERE id = $1`, [id]);
+    expect(await store.record(outcome(id, 6, 204, 'delivered'))).toBe(false);
+    expect(await stateOf(id)).toMatchObject({ status: 'abandoned', attempts: 6, log: [] });
+  });
+
   it('does not record a stale automatic retry over a redelivery by hand that is pending', async () => {
     // Delivered after two attempts, then pressed Redeliver: pending, attempt 3 to come by hand.
     const id = await delivery('pending', 2);
@@ -172,5 +187,20 @@ describe('AttemptStore.redeliveryCommitted', () => {
     }
     // Not at the attempt it queued (another redelivery came in between): not this one's.
     expect(await store.redeliveryCommitted(await delivery('pending', 3), 2)).toBe(false);
+  });
+});
+
+describe('AttemptStore.cancel', () => {
+  it('cancels only while the automatic attempt named is the one due, never a redelivery by hand pending', async () => {
+    const retrying = await delivery('retrying', 2);
+    expect(await store.cancel(retrying, 2)).toBe(false);
+    expect(await store.cancel(retrying, 3)).toBe(true);
+    expect((await stateOf(retrying)).status).toBe('cancelled');
+    const first = await delivery('pending', 0);
+    expect(await store.cancel(first, 1)).toBe(true);
+    // Delivered after two attempts, then redelivered by hand: a stale copy of attempt 3 finds it pending.
+    const byHand = await delivery('pending', 2);
+    expect(await store.cancel(byHand, 3)).toBe(false);
+    expect((await stateOf(byHand)).status).toBe('pending');
   });
 });

@@ -111,8 +111,11 @@ const LOAD_SQL = `
 //   redelivery by hand, which may find the delivery delivered or abandoned (it is queued before
 //   the delivery shows pending); an automatic attempt that finds a redelivery by hand pending
 //   (pending after attempts) is a stale retry, and is not;
-// - a 2xx outweighs a failure recorded for the same or a later attempt: two copies of one attempt
+// - a 2xx outweighs a failure recorded for the same attempt, the latest: two copies of one attempt
 //   (a message the broker gave twice) may finish in either order, and the receiver has the event;
+//   not one recorded for a later attempt (a redelivery by hand since: the history would show a
+//   failed attempt after the delivery), nor on a delivery an erasure emptied since (the receiver's
+//   answer is not kept);
 //   two outcomes of one delivery in one statement are one, chosen among those it may record (the
 //   2xx first): an UPDATE joined to two rows applies either;
 // - anything else (a duplicate, an attempt after the delivery settled, a withheld delivery, one
@@ -120,7 +123,7 @@ const LOAD_SQL = `
 //   a foreign key and having the whole message handled again.
 const RECORDABLE = `d.status <> 'withheld' AND (
       (d.attempts < o.number AND (o.manual OR d.status = 'retrying' OR (d.status = 'pending' AND d.attempts = 0)))
-      OR (o.status = 'delivered' AND d.status IN ('retrying', 'abandoned', 'cancelled'))
+      OR (o.status = 'delivered' AND d.status IN ('retrying', 'abandoned', 'cancelled') AND o.number = d.attempts AND NOT ${isErasedPayloadSql('d.payload')})
     )`;
 const RECORD_SQL = `
   WITH given AS (
@@ -199,10 +202,13 @@ export class AttemptStore {
   }
 
   /** Stops a delivery whose endpoint no longer selects its event; its history stays. True if this stopped it. */
-  async cancel(deliveryId: string): Promise<boolean> {
+  async cancel(deliveryId: string, number: number): Promise<boolean> {
+    // Only while automatic attempt `number` is the one due: a delivery made pending again by a
+    // redelivery by hand meanwhile is the member's, and goes.
     const { rowCount } = await this.pool.query(
-      `UPDATE webhooks.deliveries SET status = 'cancelled', updated_at = now() WHERE id = $1 AND status IN ('pending', 'retrying')`,
-      [deliveryId],
+      `UPDATE webhooks.deliveries SET status = 'cancelled', updated_at = now()
+       WHERE id = $1 AND attempts < $2 AND (status = 'retrying' OR (status = 'pending' AND attempts = 0))`,
+      [deliveryId, number],
     );
     return rowCount === 1;
   }
