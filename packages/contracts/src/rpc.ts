@@ -483,7 +483,7 @@ export const rpcMethods = {
     request: defineContract('webhook-worker.deleteEndpoint.request', withOwner({ endpoint_id: endpointId }, ['endpoint_id'])),
     result: defineContract('webhook-worker.deleteEndpoint.result', { type: 'object', additionalProperties: false } as const),
   },
-  /** A new secret, shown once; the previous one stops signing at once. */
+  /** A new secret, shown once; the previous one stops signing at once. Errors: not_found, secret_rotated_meanwhile (another rotation at the same moment won). */
   'webhook-worker.rotateEndpointSecret': {
     request: defineContract('webhook-worker.rotateEndpointSecret.request', withOwner({ endpoint_id: endpointId }, ['endpoint_id'])),
     result: defineContract('webhook-worker.rotateEndpointSecret.result', {

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { RpcClient } from '@feedback/messaging';
 import pg from 'pg';
-import { untilSomeoneWaitsOn } from '@feedback/test-support';
+import { eventually, untilSomeoneWaitsOn } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
 import { connectRpcCaller, startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
+import { SecretBox } from '../../../services/webhook-worker/src/endpoints/signing-secrets.js';
 
 let system: RunningSystem;
 let owner: Owner;
@@ -71,6 +72,36 @@ describe('webhook endpoints', () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body['signing_secret']).toMatch(/^whsec_/);
     expect(rotated.body['signing_secret']).not.toBe(firstSecret);
+  });
+
+  it('rotate once of two rotations at the same moment: the other is told 409, and the secret shown is the one in use', async () => {
+    const { endpointId } = await createdEndpoint();
+    const holder = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
+    await holder.connect();
+    try {
+      // Both rotations read the endpoint, then wait for its row.
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM webhooks.webhook_endpoints WHERE id = $1 FOR UPDATE', [endpointId]);
+      const presses = [webhooks('POST', `/${endpointId}/rotate-secret`), webhooks('POST', `/${endpointId}/rotate-secret`)];
+      await eventually(async () => {
+        await holder.query('SELECT pg_stat_clear_snapshot()');
+        // The second waits behind the first, not directly on the holder.
+        const { rows } = await holder.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%webhook_endpoints%'",
+        );
+        return rows[0]!.n >= 2 ? true : undefined;
+      }, { what: 'both rotations waiting' });
+      await holder.query('COMMIT');
+      const answers = await Promise.all(presses);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+      expect(answers.find((answer) => answer.status === 409)?.body).toMatchObject({ error: 'secret_rotated_meanwhile' });
+      const shown = answers.find((answer) => answer.status === 200)!.body['signing_secret'];
+      const stored = await system.worker.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } });
+      expect(new SecretBox(system.env['SIGNING_SECRET_ENCRYPTION_KEY']!).open(stored.secretEncrypted)).toBe(shown);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
   });
 
   it('change name, URL or events, are viewed one at a time, and are deleted', async () => {

@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   ticket_closed: 409,
   delivery_in_progress: 409,
   delivery_withheld: 409,
+  secret_rotated_meanwhile: 409,
   idempotency_in_progress: 409,
   idempotency_key_reused: 422,
   invalid_cursor: 400,

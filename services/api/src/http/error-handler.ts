@@ -21,6 +21,7 @@ const PASSED_THROUGH_RPC_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'plan_limit_reached',
   'delivery_in_progress',
   'delivery_withheld',
+  'secret_rotated_meanwhile',
   'invalid_cursor',
   'too_many_test_deliveries',
 ]);

@@ -376,7 +376,10 @@ function dashboardWebhookPaths() {
       delete: operation('deleteEndpoint', 'Owner or Admin: delete the endpoint and its delivery history.', { '204': { description: 'Deleted.' } }, { parameters: [app, endpoint] }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/rotate-secret': {
-      post: operation('rotateEndpointSecret', 'Owner or Admin: a new signing secret, shown once; the previous one stops signing at once. A rotation that could not answer before the dashboard stopped waiting is rolled back and answered 503 `service_unavailable`: the previous secret keeps signing, and pressing again rotates.', result('webhook-worker.rotateEndpointSecret'), { parameters: [app, endpoint] }),
+      post: operation('rotateEndpointSecret', 'Owner or Admin: a new signing secret, shown once; the previous one stops signing at once. A rotation that could not answer before the dashboard stopped waiting is rolled back and answered 503 `service_unavailable`: the previous secret keeps signing, and pressing again rotates.', {
+        ...result('webhook-worker.rotateEndpointSecret'),
+        '409': errorResponse('`secret_rotated_meanwhile`: another rotation of this endpoint at the same moment won; the secret it showed is the one in use.'),
+      }, { parameters: [app, endpoint] }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/test': {
       post: operation('sendTest', 'Owner or Admin: delivers a webhook.ping to this endpoint, retried on the usual schedule if it fails.', {

@@ -179,11 +179,21 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
       // An attempt reads the secret when its turn comes (AttemptMaker), so the old one is never used again after this.
       const updated = await prisma
         .$transaction(async (tx) => {
-          const rotated = await tx.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: secrets.seal(secret) } });
+          // Only over the secret read above: of two rotations at the same moment (a double click,
+          // two members), the second would otherwise replace the secret the first just showed,
+          // and a member would deploy a secret that never signs.
+          const { count } = await tx.webhookEndpoint.updateMany({
+            where: { id: endpoint.id, secretEncrypted: endpoint.secretEncrypted },
+            data: { secretEncrypted: secrets.seal(secret) },
+          });
+          if (count === 0) {
+            if (!(await tx.webhookEndpoint.findUnique({ where: { id: endpoint.id }, select: { id: true } }))) throw new RpcError('not_found', 'No such webhook endpoint for this app.');
+            throw new RpcError('secret_rotated_meanwhile', 'The secret was rotated by another request at the same moment; the secret that one showed is the one in use. Rotate again for a new one.');
+          }
           // Committed after the dashboard gave up, every delivery from now on would be signed
           // with a secret nobody saw, and the receiver would refuse them all.
           call.throwIfCallerGone();
-          return rotated;
+          return tx.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
         })
         .catch(deletedMeanwhile);
       return { endpoint: endpointView(updated), signing_secret: secret };
