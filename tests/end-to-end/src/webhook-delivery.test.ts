@@ -274,7 +274,7 @@ describe('webhook delivery', () => {
 });
 
 describe('an event given again while the worker that took it first is still in its fan-out', () => {
-  it('attempts the deliveries that fan-out commits, though this handling\'s own statement began before they existed', async () => {
+  it.each([false, true])('attempts the deliveries that fan-out commits, though this handling\'s own statement began before they existed (an endpoint created meanwhile: %s)', async (endpointMeanwhile) => {
     const target = await receiver();
     const { id: endpointId } = await endpointFor(target, ['suggestion.created']);
     await suggest('Template');
@@ -294,6 +294,8 @@ describe('an event given again while the worker that took it first is still in i
          VALUES ($1::uuid, $2, $3, 'suggestion.created', $4, $5::jsonb || jsonb_build_object('id', $6::text))`,
         [deliveryId, endpointId, event.id, appId, JSON.stringify(event), deliveryId],
       );
+      // Then its statement makes a delivery the first one did not: to that endpoint.
+      if (endpointMeanwhile) await endpointFor(await receiver(), ['suggestion.created']);
       // The broker gives the event to another worker (here, the system's).
       const channel = await connection.createConfirmChannel();
       channel.publish(`${system.namespace}domain.events`, 'suggestion.created', Buffer.from(JSON.stringify(event)), { messageId: event.id, persistent: true });

@@ -104,6 +104,29 @@ describe('webhook endpoints', () => {
     }
   });
 
+  it('rotate though the secret was sealed again (after a key change) while the rotation waited: that is no rotation', async () => {
+    const { endpointId } = await createdEndpoint();
+    const box = new SecretBox(system.env['SIGNING_SECRET_ENCRYPTION_KEY']!);
+    const holder = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      const { rows } = await holder.query<{ secret_encrypted: string }>('SELECT secret_encrypted FROM webhooks.webhook_endpoints WHERE id = $1 FOR UPDATE', [endpointId]);
+      const rotation = webhooks('POST', `/${endpointId}/rotate-secret`);
+      await untilSomeoneWaitsOn(holder, 'the rotation to wait for the row');
+      // What the re-sealing does: the same secret, sealed anew (a new IV, so other text).
+      await holder.query('UPDATE webhooks.webhook_endpoints SET secret_encrypted = $2 WHERE id = $1', [endpointId, box.seal(box.open(rows[0]!.secret_encrypted))]);
+      await holder.query('COMMIT');
+      const answer = await rotation;
+      expect(answer.status).toBe(200);
+      const stored = await system.worker.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } });
+      expect(box.open(stored.secretEncrypted)).toBe(answer.body['signing_secret']);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
+  });
+
   it('change name, URL or events, are viewed one at a time, and are deleted', async () => {
     const { endpointId } = await createdEndpoint();
     const changed = await webhooks('PATCH', `/${endpointId}`, { name: 'Renamed', events: ['ticket.created'] });

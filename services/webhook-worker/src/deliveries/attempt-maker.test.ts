@@ -291,6 +291,29 @@ describe('AttemptMaker, at an endpoint that has all its slots in flight', () => 
     expect(await maker.make(next!, 1, { manual: false, redelivered: false, fromEvent: true })).toBe(false);
   });
 
+  it.each([false, true])(
+    'does not send a copy of an attempt that another copy recorded while it waited for a slot; queues the retry again if its message was given before (%s)',
+    async (givenBefore) => {
+      // A maker of its own: the one above has seen this endpoint fail.
+      const maker = attemptMaker(secrets, { perEndpointConcurrency: perEndpoint, shortWaitMs: 1000, struggleAfterMs: 5000 });
+      await knownFast(maker);
+      const release = holdAnswers();
+      const sentBefore = own.received.length;
+      const [blockerA, blockerB, waiting] = await pendingDeliveries(3);
+      const blocking = [blockerA!, blockerB!].map((delivery) => maker.make(delivery, 1, { manual: false, redelivered: false, fromEvent: true }));
+      await eventually(() => (own.received.length - sentBefore === perEndpoint ? true : undefined), { what: 'both slots taken' });
+      const copy = maker.make(waiting!, 1, { manual: false, redelivered: givenBefore, fromEvent: true });
+      await eventually(() => (maker.slots.waitingForEndpoint === 1 ? true : undefined), { what: 'the copy waiting' });
+      // The other copy of this attempt, elsewhere, failed and recorded it (its retry maybe never queued).
+      expect(await store.record({ deliveryId: waiting!.id, number: 1, startedAt: new Date(), durationMs: 2, responseCode: 500, error: null, responseBodyStart: null, status: 'retrying', manual: false })).toBe(true);
+      release();
+      expect(await copy).toBe(true);
+      await Promise.all(blocking);
+      expect(own.received.length - sentBefore).toBe(perEndpoint);
+      expect(await queuedFor(waiting!.id, queues.retries[0]!.queue)).toEqual(givenBefore ? [2] : []);
+    },
+  );
+
   it('once stopped, finishes only the requests already sent, and hands every other attempt back', async () => {
     // A worker of two slots, as at shutdown with more attempts in hand than it can send at once.
     const stopping = attemptMaker(secrets, { concurrency: 2, perEndpointConcurrency: perEndpoint, shortWaitMs: 1000, struggleAfterMs: 5000 });

@@ -243,7 +243,7 @@ export class AttemptMaker {
         // redelivery by hand made it pending again, the member's; an automatic attempt no longer
         // due is not made.
         if (!manual && !(current.attempts < number && (current.status === 'retrying' || (current.status === 'pending' && current.attempts === 0)))) {
-          return 'not due' as const;
+          return { notDue: current } as const;
         }
         // An endpoint receives only the events it selects: a retry of one it has dropped since is
         // not sent. A redelivery by hand is a member's explicit request, and goes.
@@ -273,10 +273,6 @@ export class AttemptMaker {
         logger.info('attempt dropped: its endpoint was deleted', about);
         return true;
       }
-      if (made === 'not due') {
-        logger.info('attempt dropped: its delivery had moved on while it waited', about);
-        return true;
-      }
       // Counted once, by the copy that settled it.
       if (made === 'withheld') {
         if (await store.withhold(delivery.id)) metrics.settled.inc({ status: 'withheld' });
@@ -286,6 +282,13 @@ export class AttemptMaker {
       if (made === 'cancelled') {
         if (await store.cancel(delivery.id, number)) metrics.settled.inc({ status: 'cancelled' });
         logger.info('delivery cancelled: its endpoint no longer selects this event', about);
+        return true;
+      }
+      if ('notDue' in made && made.notDue) {
+        logger.info('attempt dropped: its delivery had moved on while it waited', about);
+        // Recorded by another copy, whose worker may have died before queueing what follows
+        // (this message was given before): queued again, as for a copy whose record lost.
+        if (redelivered) await this.followUpAgain({ ...made.notDue, id: delivery.id }, number);
         return true;
       }
       if ('unopenable' in made) {

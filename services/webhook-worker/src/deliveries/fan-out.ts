@@ -162,13 +162,18 @@ export class FanOut {
     // An event given again while the worker that first took it was still in its fan-out (it died
     // there, and its statement committed after this one began): this statement waited for that
     // commit, then inserted nothing, and its snapshot, older than the commit, shows none of those
-    // deliveries. Read again, they are attempted here rather than left pending for good.
-    const unseen = [...byEvent.values()].filter(({ answer }) => !answer.first && answer.deliveries.length === 0).map(({ event }) => event.id);
-    if (unseen.length > 0) {
-      const existing = await this.options.pool.query<Record<string, unknown> & { event_id: string }>({ name: 'fan-out-existing', text: EXISTING_SQL, values: [unseen] });
+    // deliveries (but may have made one for an endpoint created since). Read again, they are
+    // attempted here rather than left pending for good. Only events given before: rare.
+    const givenBefore = [...byEvent.values()].filter(({ answer }) => !answer.first);
+    if (givenBefore.length > 0) {
+      const existing = await this.options.pool.query<Record<string, unknown> & { event_id: string; id: string }>({
+        name: 'fan-out-existing',
+        text: EXISTING_SQL,
+        values: [givenBefore.map(({ event }) => event.id)],
+      });
       for (const row of existing.rows) {
         const { event, answer } = byEvent.get(row.event_id)!;
-        answer.deliveries.push({ ...attemptTargetOf(row), eventCreatedAt: event.created_at });
+        if (!answer.deliveries.some((delivery) => delivery.id === row.id)) answer.deliveries.push({ ...attemptTargetOf(row), eventCreatedAt: event.created_at });
       }
     }
     const answered = new Set<string>();

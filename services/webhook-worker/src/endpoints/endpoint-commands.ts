@@ -37,6 +37,20 @@ function deletedMeanwhile(error: unknown): never {
   throw error;
 }
 
+/** Whether two stored secrets hold the same secret (one may be the other sealed again under a new key). */
+function sameSecret(secrets: SecretBox, stored: string, read: string): boolean {
+  if (stored === read) return true;
+  const open = (text: string) => {
+    try {
+      return secrets.open(text);
+    } catch {
+      return undefined;
+    }
+  };
+  const now = open(stored);
+  return now !== undefined && now === open(read);
+}
+
 /** An endpoint id a cursor may hold. */
 const isUuidText = (id: unknown): id is string => typeof id === 'string' && isUuid(id);
 
@@ -181,19 +195,19 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
         .$transaction(async (tx) => {
           // Only over the secret read above: of two rotations at the same moment (a double click,
           // two members), the second would otherwise replace the secret the first just showed,
-          // and a member would deploy a secret that never signs.
-          const { count } = await tx.webhookEndpoint.updateMany({
-            where: { id: endpoint.id, secretEncrypted: endpoint.secretEncrypted },
-            data: { secretEncrypted: secrets.seal(secret) },
-          });
-          if (count === 0) {
-            if (!(await tx.webhookEndpoint.findUnique({ where: { id: endpoint.id }, select: { id: true } }))) throw new RpcError('not_found', 'No such webhook endpoint for this app.');
+          // and a member would deploy a secret that never signs. Compared opened: the re-sealing
+          // after a key change stores the same secret anew, which is no rotation.
+          const [locked] = await tx.$queryRaw<Array<{ secret_encrypted: string }>>`
+            SELECT secret_encrypted FROM webhooks.webhook_endpoints WHERE id = ${endpoint.id}::uuid FOR UPDATE`;
+          if (!locked) throw new RpcError('not_found', 'No such webhook endpoint for this app.');
+          if (!sameSecret(secrets, locked.secret_encrypted, endpoint.secretEncrypted)) {
             throw new RpcError('secret_rotated_meanwhile', 'The secret was rotated by another request at the same moment; the secret that one showed is the one in use. Rotate again for a new one.');
           }
+          const rotated = await tx.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: secrets.seal(secret) } });
           // Committed after the dashboard gave up, every delivery from now on would be signed
           // with a secret nobody saw, and the receiver would refuse them all.
           call.throwIfCallerGone();
-          return tx.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+          return rotated;
         })
         .catch(deletedMeanwhile);
       return { endpoint: endpointView(updated), signing_secret: secret };
