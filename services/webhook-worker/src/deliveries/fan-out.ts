@@ -52,7 +52,8 @@ const FAN_OUT_SQL = `
     -- A CTE with a volatile function is never inlined: each delivery's id is drawn once, and is
     -- the same in its row and its envelope. An event the broker gives again goes to the endpoints
     -- that existed when it was first received (this statement's snapshot does not see the row it
-    -- inserts), not to one created since.
+    -- inserts), not to one created since, unless the first fan-out was still committing when this
+    -- statement began (its received row is then invisible here too).
     SELECT gen_random_uuid() AS delivery_id, e.id AS endpoint_id, v.id AS event_id, v.event, v.created_at, v.app, v.data
     FROM event v
     JOIN webhooks.webhook_endpoints e ON e.app_id = (v.app ->> 'id')::int AND v.event = ANY (e.events)
@@ -173,7 +174,11 @@ export class FanOut {
       });
       for (const row of existing.rows) {
         const { event, answer } = byEvent.get(row.event_id)!;
-        if (!answer.deliveries.some((delivery) => delivery.id === row.id)) answer.deliveries.push({ ...attemptTargetOf(row), eventCreatedAt: event.created_at });
+        // The newer read wins: another copy may have recorded its first attempt since.
+        const fresh = { ...attemptTargetOf(row), eventCreatedAt: event.created_at };
+        const known = answer.deliveries.findIndex((delivery) => delivery.id === row.id);
+        if (known >= 0) answer.deliveries[known] = fresh;
+        else answer.deliveries.push(fresh);
       }
     }
     const answered = new Set<string>();
