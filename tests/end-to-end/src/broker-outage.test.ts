@@ -140,8 +140,12 @@ describe('a broker outage', () => {
       () => system.worker.prisma.delivery.findFirst({ where: { id: retrying.id, status: 'delivered' } }).then((row) => row ?? undefined),
       { what: 'the retry after the connection returned', timeoutMs: 20_000 },
     );
+    // Every request with the same id. The retry may have been queued twice (by the worker that
+    // lost it, once reconnected, and for the message given again), and two copies made at the
+    // same moment both sent: at least once, as the specification allows, and recorded once.
     const ids = target.received.slice(before).map((request) => request.headers['x-service-delivery']);
-    expect(ids).toEqual(Array.from({ length: stalled + 1 }, () => retrying.id));
+    expect(ids.length).toBeGreaterThanOrEqual(stalled + 1);
+    expect(new Set(ids)).toEqual(new Set([retrying.id]));
     const attempts = await system.worker.prisma.deliveryAttempt.findMany({ where: { deliveryId: retrying.id }, orderBy: { number: 'asc' } });
     expect(attempts.map((attempt) => [attempt.number, attempt.responseCode])).toEqual([
       ...Array.from({ length: stalled }, (_, n) => [n + 1, 503]),
