@@ -35,3 +35,27 @@ export async function retryOnConflict<T>(transaction: () => Promise<T>, attempts
     }
   }
 }
+
+/** What Prisma's driver adapter says when the database could not be reached or was lost. */
+const UNAVAILABLE_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'TooManyConnections', 'SocketTimeout']);
+/** The same from node-postgres and its pool, by message or socket error code. */
+const UNAVAILABLE_MESSAGES = ['timeout exceeded when trying to connect', 'Connection terminated'];
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** PostgreSQL's own: too_many_connections, admin_shutdown, crash_shutdown, cannot_connect_now. */
+const UNAVAILABLE_STATES = new Set(['53300', '57P01', '57P02', '57P03']);
+
+/**
+ * Whether a query failed because the database was not there for it (down, unreachable, out of
+ * connections, or every connection of the pool busy past its wait), rather than because of the
+ * query: nothing was done, and the same request may succeed shortly.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  // As Prisma's client wraps it (meta.driverAdapterError), or as the adapter throws it.
+  const adapterError = (error as { meta?: { driverAdapterError?: unknown } } | undefined)?.meta?.driverAdapterError ?? error;
+  const kind = (adapterError as { name?: unknown; cause?: { kind?: unknown } } | undefined)?.cause?.kind;
+  if (typeof kind === 'string' && UNAVAILABLE_KINDS.has(kind)) return true;
+  if (UNAVAILABLE_STATES.has(postgresErrorCode(error) ?? '')) return true;
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((start) => message.startsWith(start));
+}

@@ -44,6 +44,14 @@ describe('errorHandler', () => {
     expect(answer.body).toMatchObject({ error: 'service_unavailable' });
   });
 
+  it('answers 503 with Retry-After, not 500, when the database was not there for the request', async () => {
+    const unreachable = new pg.Client({ connectionString: 'postgresql://postgres@127.0.0.1:1/postgres' });
+    for (const error of [await unreachable.connect().catch((caught: unknown) => caught), new Error('timeout exceeded when trying to connect'), await failure('admin_shutdown')]) {
+      const answer = await request(failingWith(error)).get('/');
+      expect({ status: answer.status, retryAfter: answer.headers['retry-after'], error: answer.body.error }).toEqual({ status: 503, retryAfter: '1', error: 'service_unavailable' });
+    }
+  });
+
   it('answers the same through Prisma, whose driver adapter carries the SQLSTATE', async () => {
     const prismaError = Object.assign(new Error('Transaction failed due to a write conflict or a deadlock.'), {
       code: 'P2034',

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ContractViolation } from '@feedback/contracts';
-import { isTransactionConflict } from '@feedback/database';
+import { isDatabaseUnavailable, isTransactionConflict } from '@feedback/database';
 import { redactText, redactValue } from '@feedback/logging';
 import { RpcError, RpcTimeoutError } from '@feedback/messaging';
 import { ApiError, ERROR_STATUS } from './api-error.js';
@@ -49,6 +49,10 @@ function toApiError(error: unknown): ApiError {
   }
   if (error instanceof RpcTimeoutError) {
     return new ApiError('service_unavailable', 'A service we depend on did not answer in time. Retry shortly.', {}, { 'Retry-After': '1' });
+  }
+  // The database down, unreachable, or every connection busy past the pool's wait: nothing was done.
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('service_unavailable', 'The service is briefly unable to reach its data. Retry shortly.', {}, { 'Retry-After': '1' });
   }
   // A transaction PostgreSQL ended to break a deadlock, still ending so after its retries: nothing was changed.
   if (isTransactionConflict(error)) {
