@@ -37,9 +37,10 @@ interface EventDeliveries {
 // In one statement, for a batch of events: note each event once; create one delivery per
 // (event, endpoint that selected its name), skipping pairs that exist, with the envelope of
 // specification section 2.5 whose `id` is the delivery's own, made here once; and answer every
-// delivery of these events that may still need its first attempt or what follows it, with what an
-// attempt needs (envelope, URL, sealed secret, erasure check). Rows the statement inserts are not
-// visible to its own SELECT, so created rows come from RETURNING, existing ones from the table.
+// delivery it created, with what an attempt needs (envelope, URL, sealed secret, erasure check),
+// and which events it noted first. Rows the statement inserts are not visible to its own SELECT, so
+// created rows come from RETURNING; the deliveries of an event given before are read afterwards
+// (EXISTING_SQL).
 const FAN_OUT_SQL = `
   WITH event AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, event text, created_at text, app jsonb, data jsonb)
@@ -70,14 +71,10 @@ const FAN_OUT_SQL = `
   SELECT d.event_id, ${ATTEMPT_TARGET_COLUMNS}
   FROM created d JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
   UNION ALL
-  SELECT d.event_id, ${ATTEMPT_TARGET_COLUMNS}
-  FROM webhooks.deliveries d JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
-  WHERE d.event_id = ANY ($2::uuid[]) AND d.attempts <= 1
-  UNION ALL
   SELECT event_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM received`;
 
-// The deliveries of events given before that may still need their first attempt, read in a
-// snapshot of its own (see fanOutMany).
+// The deliveries of events given before that may still need their first attempt or what follows
+// it, read after the fan-out statement (see fanOutMany).
 const EXISTING_SQL = `
   SELECT d.event_id, ${ATTEMPT_TARGET_COLUMNS}
   FROM webhooks.deliveries d JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
@@ -151,8 +148,6 @@ export class FanOut {
     const unique = [...new Map(events.map((event) => [event.id, event])).values()];
     const { rows } = await this.options.pool.query<Record<string, unknown> & { event_id: string; id: string | null }>({ name: 'fan-out', text: FAN_OUT_SQL, values: [
       JSON.stringify(unique.map((event) => ({ id: event.id, event: event.event, created_at: event.created_at, app: event.app, data: event.data }))),
-      // The ids again as an array, which the planner sizes right: it looks them up in the index.
-      unique.map((event) => event.id),
     ] });
     const byEvent = new Map(unique.map((event) => [event.id, { event, answer: { first: false, deliveries: [] as AttemptTarget[] } }]));
     for (const row of rows) {
@@ -160,11 +155,11 @@ export class FanOut {
       if (row.id === null) answer.first = true;
       else answer.deliveries.push({ ...attemptTargetOf(row), eventCreatedAt: event.created_at });
     }
-    // An event given again while the worker that first took it was still in its fan-out (it died
-    // there, and its statement committed after this one began): this statement waited for that
-    // commit, then inserted nothing, and its snapshot, older than the commit, shows none of those
-    // deliveries (but may have made one for an endpoint created since). Read again, they are
-    // attempted here rather than left pending for good. Only events given before: rare.
+    // The deliveries of an event given before (rare) are read in a snapshot of their own: the
+    // statement's may be older than them. Given again while the worker that first took it was
+    // still in its fan-out (it died there, and its statement committed after this one began), the
+    // statement waited for that commit, then inserted nothing (or one delivery, to an endpoint
+    // created since); read here, those deliveries are attempted rather than left pending for good.
     const givenBefore = [...byEvent.values()].filter(({ answer }) => !answer.first);
     if (givenBefore.length > 0) {
       const existing = await this.options.pool.query<Record<string, unknown> & { event_id: string; id: string }>({
