@@ -327,11 +327,48 @@ describe('an endpoint deleted while its attempt is in flight', () => {
   });
 });
 
+/** The worker's webhook queues in this system's namespace, as it declares them. */
+function workerQueues() {
+  const { config } = readWorkerConfig(system.env);
+  return webhookQueueNames(topologyNames(system.namespace), config.retryDelaysMs, config.throttleDelaysMs);
+}
+
+/**
+ * A redelivery by hand as `redeliver` makes it, up to its commit: the delivery's row locked and
+ * marked pending, its attempt `number` queued. Resolves once the worker that took the message
+ * waits for the transaction; the caller commits or rolls back `transaction`, then calls `close`.
+ */
+async function redeliveryUncommitted(deliveryId: string, number: number, waiting: string) {
+  const transaction = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
+  await transaction.connect();
+  const connection = await amqplib.connect(AMQP_URL);
+  const close = async () => {
+    await transaction.query('ROLLBACK').catch(() => undefined);
+    await transaction.end();
+    await connection.close();
+  };
+  try {
+    await transaction.query('BEGIN');
+    await transaction.query('SELECT 1 FROM webhooks.deliveries WHERE id = $1 FOR UPDATE', [deliveryId]);
+    await transaction.query("UPDATE webhooks.deliveries SET status = 'pending' WHERE id = $1", [deliveryId]);
+    const channel = await connection.createConfirmChannel();
+    channel.sendToQueue(workerQueues().deliver, Buffer.from(JSON.stringify({ delivery_id: deliveryId })), {
+      messageId: deliveryId,
+      persistent: true,
+      headers: { [ATTEMPT_HEADER]: number, [MANUAL_HEADER]: true },
+    });
+    await channel.waitForConfirms();
+    await untilSomeoneWaitsOn(transaction, waiting);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { transaction, close };
+}
+
 /** Lines the worker logged, since `from`, about handing a message of `queue` back to it after a failure. */
 const sentBack = (queue: 'events' | 'deliver', from: number) => {
-  const { config } = readWorkerConfig(system.env);
-  const names = topologyNames(system.namespace);
-  const name = queue === 'events' ? names.workerDomainEventsQueue : webhookQueueNames(names, config.retryDelaysMs, config.throttleDelaysMs).deliver;
+  const name = queue === 'events' ? topologyNames(system.namespace).workerDomainEventsQueue : workerQueues().deliver;
   return system.logs.slice(from).filter((line) => line.includes('will be redelivered') && line.includes(`"queue":"${name}"`));
 };
 
@@ -671,35 +708,17 @@ describe('from the dashboard', () => {
       () => system.worker.prisma.delivery.findFirst({ where: { endpointId, status: 'delivered' } }).then((row) => row ?? undefined),
       { what: 'the delivery' },
     );
-    // A redelivery by hand as `redeliver` makes it: the row locked and marked pending while its
-    // message is published, committed after. The worker takes the message and waits for the commit.
-    const { config } = readWorkerConfig(system.env);
-    const deliverQueue = webhookQueueNames(topologyNames(system.namespace), config.retryDelaysMs, config.throttleDelaysMs).deliver;
-    const redelivering = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
-    await redelivering.connect();
-    const connection = await amqplib.connect(AMQP_URL);
+    // The worker takes the redelivery's message and waits for its commit; meanwhile the secret is rotated.
+    const redelivery = await redeliveryUncommitted(delivered.id, 2, 'the worker to wait for the redelivery to commit');
     try {
-      await redelivering.query('BEGIN');
-      await redelivering.query("UPDATE webhooks.deliveries SET status = 'pending' WHERE id = $1", [delivered.id]);
-      const channel = await connection.createConfirmChannel();
-      channel.sendToQueue(deliverQueue, Buffer.from(JSON.stringify({ delivery_id: delivered.id })), {
-        messageId: delivered.id,
-        persistent: true,
-        headers: { [ATTEMPT_HEADER]: 2, [MANUAL_HEADER]: true },
-      });
-      await channel.waitForConfirms();
-      await untilSomeoneWaitsOn(redelivering, 'the worker to wait for the redelivery to commit');
-      // Meanwhile the secret is rotated.
       const rotated = await call<{ signing_secret: string }>(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${endpointId}/rotate-secret`, { token: owner.token });
       expect(rotated.status).toBe(200);
-      await redelivering.query('COMMIT');
+      await redelivery.transaction.query('COMMIT');
       const [, again] = await eventually(() => (target.received.length === 2 ? target.received : undefined), { what: 'the redelivery' });
       expect(verify(again!, rotated.body.signing_secret)).toBe(true);
       expect(verify(again!, secret)).toBe(false);
     } finally {
-      await redelivering.query('ROLLBACK').catch(() => undefined);
-      await redelivering.end();
-      await connection.close();
+      await redelivery.close();
     }
   });
 
@@ -747,31 +766,14 @@ describe('from the dashboard', () => {
       () => system.worker.prisma.delivery.findFirst({ where: { endpointId, status: 'delivered' } }).then((row) => row ?? undefined),
       { what: 'delivered' },
     );
-    // As `redeliver` does, up to its commit: the row locked and marked pending, the attempt queued
-    // (its confirm, say, came only after the transaction had given up).
-    const redelivery = new pg.Client({ connectionString: system.env['DATABASE_URL'] });
-    await redelivery.connect();
-    const connection = await amqplib.connect(AMQP_URL);
+    // Its transaction then rolls back (its confirm, say, came only after the transaction had given up).
+    const redelivery = await redeliveryUncommitted(delivery.id, 2, 'the worker to wait for the redelivery\'s transaction');
     try {
-      await redelivery.query('BEGIN');
-      await redelivery.query('SELECT 1 FROM webhooks.deliveries WHERE id = $1 FOR UPDATE', [delivery.id]);
-      await redelivery.query("UPDATE webhooks.deliveries SET status = 'pending' WHERE id = $1", [delivery.id]);
-      const { config } = readWorkerConfig(system.env);
-      const deliverQueue = webhookQueueNames(topologyNames(system.namespace), config.retryDelaysMs, config.throttleDelaysMs).deliver;
-      const channel = await connection.createConfirmChannel();
-      channel.sendToQueue(deliverQueue, Buffer.from(JSON.stringify({ delivery_id: delivery.id })), {
-        messageId: delivery.id,
-        persistent: true,
-        headers: { [ATTEMPT_HEADER]: 2, [MANUAL_HEADER]: true },
-      });
-      await channel.waitForConfirms();
       const logsBefore = system.logs.length;
-      await untilSomeoneWaitsOn(redelivery, 'the worker to wait for the redelivery\'s transaction');
-      await redelivery.query('ROLLBACK');
+      await redelivery.transaction.query('ROLLBACK');
       await eventually(() => (system.logs.slice(logsBefore).some((line) => line.includes('redelivery by hand dropped')) ? true : undefined), { what: 'the message dropped' });
     } finally {
-      await redelivery.end();
-      await connection.close();
+      await redelivery.close();
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(target.received).toHaveLength(1);
