@@ -9,8 +9,10 @@ function processTicks(pid) {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command.
-    return { command, ticks: Number(fields[11]) + Number(fields[12]) };
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command; cutime and
+    // cstime (16 and 17) are those of its children that ended and were waited for.
+    const own = Number(fields[11]) + Number(fields[12]);
+    return { command, own, children: Number(fields[13]) + Number(fields[14]) };
   } catch {
     return undefined; // gone meanwhile
   }
@@ -31,7 +33,11 @@ export function cpuSnapshot(groups) {
     const sample = processTicks(pid);
     if (!sample) continue;
     const group = known.get(pid) ?? (sample.command === 'postgres' ? 'postgres' : sample.command === 'beam.smp' ? 'rabbitmq' : 'other');
-    totals[group] = (totals[group] ?? 0) + sample.ticks;
+    // A PostgreSQL backend that ends during a phase (a pool closing an idle connection) takes its
+    // time out of the live processes' sum and into the server's children time: counting both
+    // keeps the group's total from falling.
+    const ticks = group === 'postgres' ? sample.own + sample.children : sample.own;
+    totals[group] = (totals[group] ?? 0) + ticks;
   }
   return totals;
 }
