@@ -145,14 +145,16 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
  * waited for, and then treated as published (or, if the broker did not take it, as waiting).
  */
 async function eraseFromOutbox(tx: Prisma.TransactionClient, appId: number, externalId: string) {
-  // The events that name them: as author or sender, in their app.
-  const namesUser = Prisma.sql`(payload -> 'app' ->> 'id')::int = ${appId}
-    AND ${externalId} IN (payload -> 'data' -> 'author' ->> 'external_id', payload -> 'data' -> 'sender' ->> 'external_id')`;
+  // The events that name them: as author or sender, in their app. Written as two conditions of
+  // the same shape as the published-history indexes (outbox_events_published_by_author_idx and
+  // _by_sender_idx), the app id as text, so each is one index lookup.
+  const app = String(appId);
+  const namesUser = Prisma.sql`((payload -> 'app' ->> 'id' = ${app} AND payload -> 'data' -> 'author' ->> 'external_id' = ${externalId})
+    OR (payload -> 'app' ->> 'id' = ${app} AND payload -> 'data' -> 'sender' ->> 'external_id' = ${externalId}))`;
   // Events already published are history the outbox has no further use for, holding the user's
   // name, texts and id: deleted. (Receivers erase what was delivered to them; the worker erases
-  // its own copies when privacy.user_erased reaches it.) This scans the whole history, so it runs
-  // before anything the relay may wait for is locked: it touches published rows only, which the
-  // relay never does.
+  // its own copies when privacy.user_erased reaches it.) It runs before anything the relay may
+  // wait for is locked: it touches published rows only, which the relay never does.
   await tx.$executeRaw`
     DELETE FROM api.outbox_events
     WHERE published_at IS NOT NULL AND ${namesUser}`;
