@@ -270,6 +270,25 @@ describe('privacy', () => {
     }
   });
 
+  it('takes each of their comments off the count of the suggestion it was on, and shows the suggestion changed', async () => {
+    const talker = { external_id: 'many-comments', name: 'Talker' };
+    const busy = await widget('/suggestions', { title: 'Busy thread', user: { external_id: 'thread-owner', name: 'Owner' } });
+    const quiet = await widget('/suggestions', { title: 'Quiet thread', user: { external_id: 'thread-owner', name: 'Owner' } });
+    for (const [suggestion, who] of [[busy, talker], [busy, talker], [busy, { external_id: 'stays', name: 'Stays' }], [quiet, talker]] as const) {
+      expect((await widget(`/suggestions/${suggestion.body['id']}/comments`, { body: 'A comment', user: who })).status).toBe(201);
+    }
+    const stored = (id: unknown) => system.api.prisma.suggestion.findUniqueOrThrow({ where: { id: Number(id) }, select: { commentCount: true, updatedAt: true } });
+    const before = await stored(busy.body['id']);
+    expect(before.commentCount).toBe(3);
+
+    const erased = await api('DELETE', '/privacy/users/many-comments');
+    expect(erased.body).toMatchObject({ comments_deleted: 3, suggestions_anonymised: 0 });
+    const after = await stored(busy.body['id']);
+    expect(after.commentCount).toBe(1);
+    expect(after.updatedAt.getTime()).toBeGreaterThan(before.updatedAt.getTime());
+    expect((await stored(quiet.body['id'])).commentCount).toBe(0);
+  });
+
   it('runs again, and answers 200, when PostgreSQL ends it to break a deadlock with another transaction', async () => {
     const [theirs, other] = await mutualCommenters('deadlocked-a', 'deadlocked-b');
     const holder = new pg.Client({ connectionString: system.env['DATABASE_URL'] });

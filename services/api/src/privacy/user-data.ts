@@ -105,11 +105,19 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
       // The idea stays on the board, the person goes: no id, no name.
       data: { authorExternalId: null, authorName: null },
     });
-    const comments = await tx.suggestionComment.findMany({ where: { appId, authorExternalId: externalId }, select: { id: true, suggestionId: true } });
-    for (const comment of comments) {
-      await tx.suggestion.update({ where: { id: comment.suggestionId }, data: { commentCount: { decrement: 1 } } });
-    }
-    await tx.suggestionComment.deleteMany({ where: { id: { in: comments.map((comment) => comment.id) } } });
+    // Their comments go, and each suggestion they were on counts that many fewer and shows as
+    // changed (as a new comment does, so a recovery sweep by updated_since sees the new count):
+    // one statement for all of them, however many they wrote.
+    const [{ deleted: commentsDeleted } = { deleted: 0 }] = await tx.$queryRaw<Array<{ deleted: number }>>`
+      WITH gone AS (
+        DELETE FROM api.suggestion_comments WHERE app_id = ${appId} AND author_external_id = ${externalId}
+        RETURNING suggestion_id
+      ), counted AS (
+        UPDATE api.suggestions s SET comment_count = s.comment_count - per.n, updated_at = now()
+        FROM (SELECT suggestion_id, count(*)::int AS n FROM gone GROUP BY suggestion_id) per
+        WHERE s.id = per.suggestion_id
+      )
+      SELECT count(*)::int AS deleted FROM gone`;
     const tickets = await tx.ticket.deleteMany({ where: { appId, authorExternalId: externalId } });
     const surveys = await tx.surveyResponse.deleteMany({ where: { appId, respondentExternalId: externalId } });
     // Kept as a tombstone, not deleted: a retry with the same key would run the request again and
@@ -126,7 +134,7 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
     return {
       external_id: externalId,
       suggestions_anonymised: anonymised.count,
-      comments_deleted: comments.length,
+      comments_deleted: commentsDeleted,
       tickets_deleted: tickets.count,
       survey_responses_deleted: surveys.count,
       events_withheld: withheld,
