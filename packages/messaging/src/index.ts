@@ -13,6 +13,7 @@ export type { ChannelWrapper } from 'amqp-connection-manager';
 export {
   PRODUCTION_RETRY_DELAYS_MS,
   PRODUCTION_THROTTLE_DELAYS_MS,
+  ABANDONED_QUEUE_LIMITS,
   ATTEMPT_HEADER,
   MANUAL_HEADER,
   THROTTLED_HEADER,

@@ -19,6 +19,16 @@ export const MANUAL_HEADER = 'x-feedback-manual';
  */
 export const PRODUCTION_THROTTLE_DELAYS_MS = [1000, 5000, 30_000] as const;
 
+/**
+ * What `webhooks.abandoned` keeps for operators: nothing consumes it, and an endpoint that stays
+ * down parks one message per event for as long as it is down, so unbounded it would grow until
+ * the broker ran out of disk or memory and stopped every publisher. It keeps the newest 100,000
+ * (the oldest dropped first) for at most 30 days, the delivery history's default retention. Its
+ * messages are copies: the history in the database is the record. A broker policy can lower
+ * either bound (the lower of queue and policy applies), not raise it.
+ */
+export const ABANDONED_QUEUE_LIMITS = { maxLength: 100_000, messageTtlMs: 30 * 24 * 3600_000 } as const;
+
 /** How many times in a row a message has climbed the throttle ladder. */
 export const THROTTLED_HEADER = 'x-feedback-throttled';
 
@@ -68,7 +78,15 @@ export function throttleFor(queues: WebhookQueueNames, climb: boolean, header: u
  */
 export async function declareWebhookTopology(channel: ConfirmChannel, queues: WebhookQueueNames): Promise<void> {
   await channel.assertQueue(queues.deliver, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-  await channel.assertQueue(queues.abandoned, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.assertQueue(queues.abandoned, {
+    durable: true,
+    arguments: {
+      'x-queue-type': 'quorum',
+      'x-max-length': ABANDONED_QUEUE_LIMITS.maxLength,
+      'x-overflow': 'drop-head',
+      'x-message-ttl': ABANDONED_QUEUE_LIMITS.messageTtlMs,
+    },
+  });
   for (const { delay, queue } of [...queues.retries, ...queues.throttles]) {
     await channel.assertQueue(queue, {
       durable: true,

@@ -465,8 +465,8 @@ describe('a slow endpoint', () => {
 });
 
 describe('the production retry queues', () => {
-  it('carry exactly the TTLs 300000, 900000, 2700000, 8100000 and 24300000 ms, dead-lettering back at least once; the throttle queues 1000, 5000 and 30000 ms', async () => {
-    const { PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS, declareWebhookTopology, topologyNames, webhookQueueNames } = await import('@feedback/messaging');
+  it('carry exactly the TTLs 300000, 900000, 2700000, 8100000 and 24300000 ms, dead-lettering back at least once; the throttle queues 1000, 5000 and 30000 ms; the abandoned queue is bounded', async () => {
+    const { ABANDONED_QUEUE_LIMITS, PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS, declareWebhookTopology, topologyNames, webhookQueueNames } = await import('@feedback/messaging');
     expect([...PRODUCTION_RETRY_DELAYS_MS]).toEqual([300_000, 900_000, 2_700_000, 8_100_000, 24_300_000]);
     expect([...PRODUCTION_THROTTLE_DELAYS_MS]).toEqual([1000, 5000, 30_000]);
     // What the worker runs with when not told otherwise.
@@ -498,6 +498,12 @@ describe('the production retry queues', () => {
           },
         });
       }
+      // The operators' queue of abandoned deliveries is bounded: the newest 100,000, for 30 days.
+      expect(ABANDONED_QUEUE_LIMITS).toEqual({ maxLength: 100_000, messageTtlMs: 2_592_000_000 });
+      await channel.assertQueue(queues.abandoned, {
+        durable: true,
+        arguments: { 'x-queue-type': 'quorum', 'x-max-length': 100_000, 'x-overflow': 'drop-head', 'x-message-ttl': 2_592_000_000 },
+      });
       const other = await connection.createChannel();
       other.on('error', () => undefined);
       await expect(other.assertQueue(queues.retries[0]!.queue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 1 } })).rejects.toThrow(/PRECONDITION_FAILED/);
