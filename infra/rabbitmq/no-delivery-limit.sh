@@ -6,7 +6,8 @@
 # From 4.0 a quorum queue drops a message once it has been delivered 20 times, unless a policy or
 # the queue says otherwise. The services put a message whose handler failed back on its queue, once
 # a second, while a dependency (PostgreSQL, usually) is away: an outage of about 20 seconds would
-# drop every domain event and first attempt waiting at the head of the queues. This policy gives
+# drop every domain event and first attempt waiting at the head of the queues. (From 4.3 a nack no
+# longer counts toward the limit; a consumer lost with the message in hand still does.) This policy gives
 # the services' queues no delivery limit, as on 3.x, where there is none; a message that keeps
 # failing is logged as an error instead (the MessagesKeepFailing alert). A queue takes one policy,
 # the highest priority's: fold this definition into any policy of yours that matches these queues.

@@ -131,6 +131,20 @@ export function consumeQueue(
   };
 }
 
+/**
+ * How many times a quorum queue has handed this message out, this time included. From RabbitMQ 4.3
+ * a nack (how a failed message is put back) no longer counts in `x-delivery-count`, which then
+ * counts only failures the broker saw (a consumer gone); `x-acquired-count`, new in 4.3, counts
+ * every hand-out. Before 4.3 only `x-delivery-count` exists, and counts both.
+ */
+export function deliveriesSoFar(headers: Record<string, unknown> | undefined): number {
+  const counted = (name: string) => {
+    const value = Number(headers?.[name] ?? 0);
+    return Number.isFinite(value) ? value : 0;
+  };
+  return Math.max(counted('x-delivery-count'), counted('x-acquired-count')) + 1;
+}
+
 export function startConsumer<T>(broker: Broker, logger: Logger, options: ConsumerOptions<T>): Consumer {
   const handled = options.metrics && handledCounter(options.metrics);
   // Every outcome's series exists from the start at 0, so an alert on `increase()` sees the first
@@ -170,7 +184,7 @@ export function startConsumer<T>(broker: Broker, logger: Logger, options: Consum
       }
       // Quorum queues count deliveries: one that keeps failing is most likely a bug, not an outage,
       // and is logged as an error so that it reaches whoever is on call.
-      const deliveries = Number(message.properties.headers?.['x-delivery-count'] ?? 0) + 1;
+      const deliveries = deliveriesSoFar(message.properties.headers);
       if (deliveries >= REPEATED_FAILURES) log().error('handler keeps failing; message will be redelivered', { error, deliveries });
       else log().warn('handler failed; message will be redelivered', { error, deliveries });
       await new Promise((resolve) => setTimeout(resolve, options.requeueDelayMs ?? 1000));

@@ -7,6 +7,7 @@ import amqplib from 'amqplib';
 import type { ConfirmChannel } from 'amqplib';
 import winston from 'winston';
 import { Registry } from 'prom-client';
+import { deliveriesSoFar } from './consumer.js';
 import { AcknowledgedBroadcast, Broker, ConfirmedPublisher, QUORUM_QUEUE, RpcClient, RpcClientClosedError, RpcError, RpcNoServiceError, RpcTimeoutError, UnroutableMessageError, declareExchanges, serveRpc, startConsumer, topologyNames } from './index.js';
 
 const amqpUrl = process.env['TEST_AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -562,6 +563,16 @@ describe('messaging over a real broker', () => {
       await publisher.close();
       await consumer.stop();
     }
+  });
+
+  it.each([
+    ['a first delivery', undefined, 1],
+    ['RabbitMQ before 4.3: every return counted in x-delivery-count', { 'x-delivery-count': 9 }, 10],
+    ['RabbitMQ 4.3: nacks counted only in x-acquired-count', { 'x-delivery-count': 0, 'x-acquired-count': 9 }, 10],
+    ['RabbitMQ 4.3: a consumer lost counts in both', { 'x-delivery-count': 2, 'x-acquired-count': 11 }, 12],
+    ['a header that is not a number', { 'x-delivery-count': 'many' }, 1],
+  ])('counts the deliveries of %s', (_case, headers, expected) => {
+    expect(deliveriesSoFar(headers)).toBe(expected);
   });
 
   it('stops gracefully: takes no new message, finishes the one in flight and acknowledges it', async () => {
