@@ -1,4 +1,6 @@
 import { Router } from 'express';
+import { Gauge } from 'prom-client';
+import type { Registry } from 'prom-client';
 
 /**
  * A dependency the service needs to do its work: up (true), down (false), or `degraded`: away, but
@@ -27,6 +29,29 @@ async function statusOf(check: ReadinessCheck): Promise<CheckStatus> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The readiness checks as a metric, evaluated at each scrape: `feedback_dependency_up{dependency}`
+ * is 1 while the check answers up, 0 while it is down or degraded. A worker has no Service in
+ * front of it, so nothing acts on its readiness: without this, a worker cut off from its broker
+ * would go on serving metrics and no alert would see that it delivers nothing.
+ */
+export function registerReadinessMetric(registry: Registry, checks: Record<string, ReadinessCheck>): void {
+  new Gauge({
+    name: 'feedback_dependency_up',
+    help: 'Whether a dependency of the service answers its readiness check (1) or not (0: down, or away while the service goes on without it).',
+    labelNames: ['dependency'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      await Promise.all(
+        Object.entries(checks).map(async ([name, check]) => {
+          this.set({ dependency: name }, (await statusOf(check)) === 'up' ? 1 : 0);
+        }),
+      );
+    },
+  });
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import express from 'express';
 import type { Logger } from '@feedback/logging';
 import type { Registry } from 'prom-client';
-import { healthRouter } from './health.js';
+import { healthRouter, registerReadinessMetric } from './health.js';
 import { metricsRouter } from './metrics.js';
 import type { ReadinessCheck } from './health.js';
 
@@ -90,7 +90,10 @@ export async function startHealthServer(options: {
   const app = express();
   app.disable('x-powered-by');
   app.use(healthRouter(options.checks, () => options.lifecycle.isShuttingDown));
-  if (options.metrics) app.use(metricsRouter(options.metrics));
+  if (options.metrics) {
+    registerReadinessMetric(options.metrics, options.checks);
+    app.use(metricsRouter(options.metrics));
+  }
   const server = app.listen(options.port, options.host ?? '0.0.0.0');
   await once(server, 'listening');
   return server;

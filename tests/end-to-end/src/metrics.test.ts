@@ -110,6 +110,21 @@ describe('metrics', () => {
     expect(valueOf(authority, 'feedback_rpc_served_duration_seconds_count', { method: 'authority.verifySecretKey', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
     expect(valueOf(authority, 'process_cpu_seconds_total', { service: 'authority' })).toBeGreaterThan(0);
   });
+  it('shows each service\'s dependencies as its readiness sees them, so a worker cut off from the broker can be alerted on', async () => {
+    const dependency = async (name: string) => valueOf(await scrape(workerMetricsUrl()), 'feedback_dependency_up', { service: 'webhook-worker', dependency: name });
+    expect(await dependency('broker')).toBe(1);
+    expect(await dependency('database')).toBe(1);
+    system.brokerProxy.interrupt();
+    try {
+      await eventually(async () => ((await dependency('broker')) === 0 ? true : undefined), { what: 'the broker shown down', timeoutMs: 15_000 });
+      expect(await dependency('database')).toBe(1);
+    } finally {
+      system.brokerProxy.restore();
+    }
+    await eventually(async () => ((await dependency('broker')) === 1 ? true : undefined), { what: 'the broker shown up again', timeoutMs: 30_000 });
+    expect(valueOf(await scrape(system.api.metricsUrl), 'feedback_dependency_up', { service: 'api', dependency: 'database' })).toBe(1);
+  }, 60_000);
+
   it('every metric the alerting rules in infra/ use is one a service serves', async () => {
     const rules = parse(readFileSync(new URL('../../../infra/prometheus/alerts.yaml', import.meta.url), 'utf8')) as {
       groups: Array<{ rules: Array<{ alert: string; expr: string; labels: { severity: string } }> }>;
