@@ -59,4 +59,31 @@ describe('createLogger', () => {
     logger.error('failed', { error: new Error('bad key sk_live_abcdefabcdef') });
     expect(lines.join('')).not.toContain('sk_live_abcdefabcdef');
   });
+
+  it('keeps what says why an error happened: its code, its cause, the errors of an AggregateError, Prisma\'s meta; secrets in them redacted', () => {
+    const { logger, lines } = capture();
+    const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' });
+    // How Node reports a connect to a name with several addresses, all refused: no message of its own.
+    const everyAddress = Object.assign(new AggregateError([refused, new Error('connect ETIMEDOUT 10.0.0.6:5432')], ''), { code: 'ECONNREFUSED' });
+    const prisma = Object.assign(new Error('Invalid invocation', { cause: everyAddress }), {
+      code: 'P2010',
+      meta: { driverAdapterError: { cause: { kind: 'DatabaseNotReachable', originalMessage: 'with sk_live_abcdefabcdef' } }, password: 'hunter2' },
+    });
+    logger.error('request failed', { error: prisma });
+    const { error } = JSON.parse(lines[0] ?? '{}') as { error: Record<string, unknown> };
+    expect(error).toMatchObject({
+      name: 'Error',
+      code: 'P2010',
+      meta: { driverAdapterError: { cause: { kind: 'DatabaseNotReachable', originalMessage: 'with sk_live_[redacted]' } }, password: '[redacted]' },
+      cause: {
+        name: 'AggregateError',
+        code: 'ECONNREFUSED',
+        errors: [
+          { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 10.0.0.5:5432' },
+          { message: 'connect ETIMEDOUT 10.0.0.6:5432' },
+        ],
+      },
+    });
+    expect(lines.join('')).not.toContain('hunter2');
+  });
 });

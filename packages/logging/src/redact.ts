@@ -24,13 +24,27 @@ export function redactText(text: string): string {
 export function redactValue(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactText(value);
   if (depth > 8 || value === null || typeof value !== 'object') return value;
-  if (value instanceof Error) {
-    return { name: value.name, message: redactText(value.message), stack: value.stack && redactText(value.stack) };
-  }
+  if (value instanceof Error) return redactError(value, depth);
   if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
   const result: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     result[key] = SECRET_FIELD.test(key) && item !== null && item !== undefined ? REDACTED : redactValue(item, depth + 1);
   }
   return result;
+}
+
+/**
+ * An error as a log field: its name, message and stack, and what says why it happened, which the
+ * message often does not: the system or SQLSTATE `code` (ECONNREFUSED, 57P01), the `cause` it
+ * wraps, every error of an AggregateError (Node's connect to a name with several addresses fails
+ * with one whose message is empty), Prisma's `meta`. Not pg's `detail`, which quotes row values.
+ */
+function redactError(error: Error, depth: number): Record<string, unknown> {
+  const fields: Record<string, unknown> = { name: error.name, message: redactText(error.message), stack: error.stack && redactText(error.stack) };
+  const { code, meta } = error as { code?: unknown; meta?: unknown };
+  if (typeof code === 'string' || typeof code === 'number') fields['code'] = code;
+  if (meta !== undefined) fields['meta'] = redactValue(meta, depth + 1);
+  if (error.cause !== undefined) fields['cause'] = redactValue(error.cause, depth + 1);
+  if (error instanceof AggregateError) fields['errors'] = error.errors.map((inner: unknown) => redactValue(inner, depth + 1));
+  return fields;
 }
