@@ -56,6 +56,23 @@ describe('migrations', () => {
     expect(await runMigrations({ connectionString: database.url, schema: 'replicas', directory, logger })).toEqual([]);
   });
 
+  it('run as a role that owns only its schema, made beforehand, without the right to create schemas in the database', async () => {
+    const role = `schema_owner_${process.pid}`;
+    await query(`CREATE ROLE ${role} LOGIN`);
+    try {
+      await query(`CREATE SCHEMA owned AUTHORIZATION ${role}`);
+      const directory = await migrationsFolder('owned', { '1_table': 'CREATE TABLE things (name text);' });
+      const asRole = new URL(database.url);
+      asRole.username = role;
+      asRole.password = '';
+      expect(await runMigrations({ connectionString: asRole.toString(), schema: 'owned', directory, logger })).toEqual(['1_table']);
+      expect(await query('SELECT count(*)::int AS n FROM owned.things')).toEqual([{ n: 0 }]);
+    } finally {
+      await query('DROP SCHEMA IF EXISTS owned CASCADE');
+      await query(`DROP ROLE IF EXISTS ${role}`);
+    }
+  });
+
   it('wait for another replica\'s migration in progress, and do not apply it again', async () => {
     const directory = await migrationsFolder('waiting', { '1_table': 'CREATE TABLE things (name text);' });
     await runMigrations({ connectionString: database.url, schema: 'waiting', directory, logger });

@@ -44,7 +44,9 @@ export async function runMigrations(options: MigrationOptions): Promise<string[]
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort();
-  const client = new pg.Client({ connectionString: options.connectionString });
+  // The pools' limit for reaching the server (prisma-adapter.ts): a database that drops packets
+  // fails the start-up in 10 s, logged, instead of holding it silently until the OS gives up.
+  const client = new pg.Client({ connectionString: options.connectionString, connectionTimeoutMillis: 10_000, keepAlive: true });
   await client.connect();
   const lockKey = `migrations:${options.schema}`;
   /**
@@ -73,7 +75,10 @@ export async function runMigrations(options: MigrationOptions): Promise<string[]
   const applied: string[] = [];
   try {
     await underLock(async () => {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      // Created only when missing: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the
+      // database even when the schema exists, which a role given only its own schema lacks.
+      const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [options.schema]);
+      if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${schema}`);
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
            name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
