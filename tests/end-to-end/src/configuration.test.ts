@@ -82,7 +82,9 @@ describe('the Kubernetes manifests', () => {
     .filter((resource) => resource?.kind === 'Deployment');
   // What an operator puts in the Secret, in the form each service expects.
   const secretValues: Record<string, string> = {
-    DATABASE_URL: 'postgresql://feedback@postgres:5432/feedback',
+    API_DATABASE_URL: 'postgresql://feedback_api@postgres:5432/feedback',
+    AUTHORITY_DATABASE_URL: 'postgresql://feedback_authority@postgres:5432/feedback',
+    WEBHOOK_WORKER_DATABASE_URL: 'postgresql://feedback_webhook_worker@postgres:5432/feedback',
     AMQP_URL: 'amqp://feedback@rabbitmq:5672',
     SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
     SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
@@ -109,10 +111,16 @@ describe('the Kubernetes manifests', () => {
     expect(() => read(env)).not.toThrow();
   });
 
+  it('give each service a database login of its own, so the api cannot write the others\' schemas', () => {
+    const logins = deployments.map((deployment) => deployment.spec.template.spec.containers[0]!.env.find((variable) => variable.name === 'DATABASE_URL')?.valueFrom?.secretKeyRef.key);
+    expect(logins).toHaveLength(3);
+    expect(new Set(logins).size).toBe(3);
+  });
+
   it('give the api its public addresses, not the localhost defaults that would go into the OpenAPI document and error bodies', () => {
     const [container] = deployments.find((candidate) => candidate.metadata.name === 'api')!.spec.template.spec.containers;
     const env = Object.fromEntries(container!.env.filter((variable) => variable.value !== undefined).map((variable) => [variable.name, variable.value!]));
-    const { config } = readApiConfig({ ...env, ...secretValues });
+    const { config } = readApiConfig({ ...env, ...secretValues, DATABASE_URL: secretValues['API_DATABASE_URL'] });
     for (const address of [config.publicBaseUrl, config.dashboardUrl, config.docsUrl]) expect(address).toMatch(/^https:\/\/(?!localhost)/);
   });
 });
