@@ -88,6 +88,10 @@ describe('webhook delivery', () => {
     expect(Object.keys(body).sort()).toEqual(['app', 'created_at', 'data', 'event', 'id']);
     expect(Object.keys(body['app'] as object).sort()).toEqual(['id', 'public_key']);
     expect(String(body['created_at'])).toMatch(/Z$/);
+    // The event's time, as the api wrote it, not the time of the delivery.
+    const { eventId } = await system.worker.prisma.delivery.findUniqueOrThrow({ where: { id: String(body['id']) } });
+    const event = await system.api.prisma.outboxEvent.findUniqueOrThrow({ where: { eventId } });
+    expect(body['created_at']).toBe((event.payload as { created_at: string }).created_at);
     expect(verify(request!, secret)).toBe(true);
   });
 
@@ -519,12 +523,20 @@ describe('from the dashboard', () => {
   it('Send test delivers a webhook.ping to that endpoint, from the member who pressed it', async () => {
     const target = await receiver();
     const { id } = await endpointFor(target, ['ticket.created']);
+    const pressed = Date.now();
     const sent = await call<{ id: string; event: string }>(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${id}/test`, { token: owner.token });
+    const answered = Date.now();
     expect(sent.status).toBe(202);
     const [request] = await eventually(() => (target.received.length > 0 ? target.received : undefined), { what: 'the ping' });
     expect(request!.headers['x-service-event']).toBe('webhook.ping');
-    const body = JSON.parse(request!.body) as { id: string; data: Record<string, unknown> };
+    const body = JSON.parse(request!.body) as { id: string; created_at: string; data: Record<string, unknown> };
     expect(body.id).toBe(sent.body.id);
+    // The envelope of every event: the app's id and public key, the time the member pressed it.
+    expect(Object.keys(body).sort()).toEqual(['app', 'created_at', 'data', 'event', 'id']);
+    expect(body).toMatchObject({ event: 'webhook.ping', app: { id: appId, public_key: publicKey } });
+    expect(Date.parse(body.created_at)).toBeGreaterThanOrEqual(pressed);
+    expect(Date.parse(body.created_at)).toBeLessThanOrEqual(answered);
+    expect(body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(body.data).toMatchObject({
       endpoint_id: id,
       author: { external_id: null, name: 'Olive Owner' },
