@@ -77,16 +77,35 @@ describe('WebhookSender', () => {
     expect(result.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
   });
 
-  it('limits the whole exchange: an answer that keeps trickling in still fails at the time limit', async () => {
+  it('limits the whole exchange: an answer that keeps trickling in fails at the time limit, its status kept', async () => {
     // Each chunk comes well within any per-phase limit, but the answer as a whole never ends.
     const url = await serve((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.writeHead(503, { 'content-type': 'text/plain' });
       const trickle = setInterval(() => response.write('.'), TIMEOUT_MS / 8);
       response.on('close', () => clearInterval(trickle));
     });
     const result = await sender.send(url, '{}', {});
     // Had the limit been per read, this would never end (and fail at the test's own limit).
-    expect(result.error).toBe(`ETIMEDOUT: no complete answer within ${TIMEOUT_MS} ms`);
+    expect(result).toMatchObject({ status: 503, error: `ETIMEDOUT: no complete answer within ${TIMEOUT_MS} ms` });
+  });
+
+  it('counts a 2xx as the answer, even when the rest of it then stalls or breaks off', async () => {
+    const stalled = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      const trickle = setInterval(() => response.write('.'), TIMEOUT_MS / 8);
+      response.on('close', () => clearInterval(trickle));
+    });
+    const result = await sender.send(stalled, '{}', {});
+    expect(result.status).toBe(200);
+    expect(result.error).toBeUndefined();
+    expect(result.bodyStart).toMatch(/^\.+$/);
+
+    const broken = await serve((_request, response) => {
+      response.writeHead(202, { 'content-type': 'text/plain', 'content-length': '100' });
+      response.write('accepted, and then', () => setTimeout(() => response.socket?.destroy(), 20));
+    });
+    expect(await sender.send(broken, '{}', {})).toMatchObject({ status: 202, bodyStart: 'accepted, and then' });
+    expect((await sender.send(broken, '{}', {})).error).toBeUndefined();
   });
 
   it('sends the next attempt normally after one timed out on the same receiver', async () => {

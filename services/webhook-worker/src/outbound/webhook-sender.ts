@@ -10,7 +10,10 @@ import type { ResolveAll } from './name-resolver.js';
 export interface SendResult {
   /** The receiver's status, when it answered. */
   status?: number;
-  /** Why no usable answer came (timeout, refused address, TLS, connection). */
+  /**
+   * Why no answer came, or (beside a status that is not 2xx) why it did not end: timeout, refused
+   * address, TLS, connection. Never beside a 2xx, which delivers whatever follows it.
+   */
   error?: string;
   durationMs: number;
   /** The first 1 KiB of the answer, for the delivery history. */
@@ -105,19 +108,26 @@ export class WebhookSender {
         clearTimeout(deadline);
         resolve({ ...result, durationMs: elapsed() });
       };
-      // One limit for the whole exchange (waiting for a connection, connect, TLS, answer), not per
-      // phase. Past it the attempt has failed, and the request is abandoned where it stands.
-      const timedOut = () => new Error(`ETIMEDOUT: no complete answer within ${this.timeoutMs} ms`);
-      const deadline = setTimeout(() => {
-        const error = timedOut();
-        settle({ error: error.message });
-        controller?.abort(error);
-      }, this.timeoutMs);
       // Only the start of the answer is kept, for the history; the rest is read and dropped so the
       // connection can be reused.
       const kept: Buffer[] = [];
       let keptBytes = 0;
       let status = 0;
+      const bodyStart = () => Buffer.concat(kept).subarray(0, BODY_START_BYTES).toString('utf8');
+      // The receiver's status line decides: once it has said 2xx, the attempt is delivered, even
+      // if the rest of its answer then stalls or breaks off (sending it again would only give the
+      // receiver a duplicate of what it accepted). Any other status stays in the history beside
+      // the error that ended the answer.
+      const ended = (error: string) =>
+        settle(status >= 200 && status < 300 ? { status, bodyStart: bodyStart() } : { ...(status ? { status } : {}), error });
+      // One limit for the whole exchange (waiting for a connection, connect, TLS, answer), not per
+      // phase. Past it the request is abandoned where it stands.
+      const timedOut = () => new Error(`ETIMEDOUT: no complete answer within ${this.timeoutMs} ms`);
+      const deadline = setTimeout(() => {
+        const error = timedOut();
+        ended(error.message);
+        controller?.abort(error);
+      }, this.timeoutMs);
       this.dispatcher.dispatch(request, {
         onRequestStart: (started) => {
           controller = started;
@@ -133,10 +143,10 @@ export class WebhookSender {
           }
         },
         onResponseEnd: () => {
-          settle({ status, bodyStart: Buffer.concat(kept).subarray(0, BODY_START_BYTES).toString('utf8') });
+          settle({ status, bodyStart: bodyStart() });
         },
         onResponseError: (_controller, error) => {
-          settle({ error: attemptErrorText(error) });
+          ended(attemptErrorText(error));
         },
       });
     });
