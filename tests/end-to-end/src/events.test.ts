@@ -131,6 +131,11 @@ describe('tickets', () => {
   it("refuses a reply from someone who is not the ticket's author, as if there were no such ticket", async () => {
     const answer = await widget(`/tickets/${ticketId}/replies`, { body: 'me too', user: ada });
     expect(answer.status).toBe(404);
+    // Word for word what a ticket id that does not exist gets: the widget's key is public, and
+    // a different answer would show which ticket ids exist.
+    const missing = await widget(`/tickets/${ticketId + 1_000_000}/replies`, { body: 'me too', user: ada });
+    expect(missing.status).toBe(404);
+    expect(String(answer.body['message'])).toBe(String(missing.body['message']).replace(String(ticketId + 1_000_000), String(ticketId)));
   });
 
   it('refuses messages on a closed ticket, and a closed ticket stays closed', async () => {

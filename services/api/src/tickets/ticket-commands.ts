@@ -52,9 +52,9 @@ export async function openTicket(
   return view;
 }
 
-async function lockTicket(tx: Tx, appId: number, ticketId: number): Promise<Ticket> {
+async function lockTicket(tx: Tx, appId: number, ticketId: number, notFound = `No ticket ${ticketId} in this app.`): Promise<Ticket> {
   const [row] = await tx.$queryRaw<Array<{ id: number }>>`SELECT id FROM api.tickets WHERE id = ${ticketId} AND app_id = ${appId} FOR UPDATE`;
-  if (!row) throw new ApiError('not_found', `No ticket ${ticketId} in this app.`);
+  if (!row) throw new ApiError('not_found', notFound);
   return tx.ticket.findUniqueOrThrow({ where: { id: ticketId } });
 }
 
@@ -96,10 +96,11 @@ export async function addTicketMessage(
   input: { body: string; visibility: 'public' | 'internal' },
   actor: Actor,
 ) {
-  let ticket = await lockTicket(tx, app.id, ticketId);
-  if (actor.type === 'app_user' && ticket.authorExternalId !== actor.externalId) {
-    throw new ApiError('not_found', `No ticket ${ticketId} of yours in this app.`);
-  }
+  // An end user is told the same whether the ticket is missing or someone else's: the widget's
+  // key is public, and a different answer would show which ticket ids exist.
+  const notYours = `No ticket ${ticketId} of yours in this app.`;
+  let ticket = await lockTicket(tx, app.id, ticketId, actor.type === 'app_user' ? notYours : undefined);
+  if (actor.type === 'app_user' && ticket.authorExternalId !== actor.externalId) throw new ApiError('not_found', notYours);
   if (actor.type === 'app_user' && input.visibility === 'internal') {
     throw new ApiError('validation_failed', 'Only team members write internal notes.', { field: '/visibility' });
   }
