@@ -58,13 +58,15 @@ describe('migrations', () => {
 
   it('run as a role that owns only its schema, made beforehand, without the right to create schemas in the database', async () => {
     const role = `schema_owner_${process.pid}`;
-    await query(`CREATE ROLE ${role} LOGIN`);
+    // A password of its own: servers that do not trust local logins (testcontainers') ask for one.
+    const password = createHash('sha256').update(`${role}:${Date.now()}`).digest('hex');
+    await query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
     try {
       await query(`CREATE SCHEMA owned AUTHORIZATION ${role}`);
       const directory = await migrationsFolder('owned', { '1_table': 'CREATE TABLE things (name text);' });
       const asRole = new URL(database.url);
       asRole.username = role;
-      asRole.password = '';
+      asRole.password = password;
       expect(await runMigrations({ connectionString: asRole.toString(), schema: 'owned', directory, logger })).toEqual(['1_table']);
       expect(await query('SELECT count(*)::int AS n FROM owned.things')).toEqual([{ n: 0 }]);
     } finally {

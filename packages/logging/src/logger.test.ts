@@ -60,21 +60,26 @@ describe('createLogger', () => {
     expect(lines.join('')).not.toContain('sk_live_abcdefabcdef');
   });
 
-  it('keeps what says why an error happened: its code, its cause, the errors of an AggregateError, Prisma\'s meta; secrets in them redacted', () => {
+  it('keeps what says why an error happened: its code, its cause, the errors of an AggregateError, Prisma\'s meta; secrets and row values in them left out', () => {
     const { logger, lines } = capture();
     const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' });
     // How Node reports a connect to a name with several addresses, all refused: no message of its own.
     const everyAddress = Object.assign(new AggregateError([refused, new Error('connect ETIMEDOUT 10.0.0.6:5432')], ''), { code: 'ECONNREFUSED' });
     const prisma = Object.assign(new Error('Invalid invocation', { cause: everyAddress }), {
       code: 'P2010',
-      meta: { driverAdapterError: { cause: { kind: 'DatabaseNotReachable', originalMessage: 'with sk_live_abcdefabcdef' } }, password: 'hunter2' },
+      meta: {
+        driverAdapterError: Object.assign(new Error('postgres'), {
+          cause: { kind: 'DatabaseNotReachable', originalMessage: 'with sk_live_abcdefabcdef', detail: 'Failing row contains (eve@example.com).', hint: 'eve again' },
+        }),
+        password: 'hunter2',
+      },
     });
     logger.error('request failed', { error: prisma });
     const { error } = JSON.parse(lines[0] ?? '{}') as { error: Record<string, unknown> };
     expect(error).toMatchObject({
       name: 'Error',
       code: 'P2010',
-      meta: { driverAdapterError: { cause: { kind: 'DatabaseNotReachable', originalMessage: 'with sk_live_[redacted]' } }, password: '[redacted]' },
+      meta: { driverAdapterError: { message: 'postgres', cause: { kind: 'DatabaseNotReachable', originalMessage: 'with sk_live_[redacted]' } }, password: '[redacted]' },
       cause: {
         name: 'AggregateError',
         code: 'ECONNREFUSED',
@@ -85,5 +90,8 @@ describe('createLogger', () => {
       },
     });
     expect(lines.join('')).not.toContain('hunter2');
+    // pg's detail and hint quote row values: not kept.
+    expect(lines.join('')).not.toContain('eve@example.com');
+    expect(lines.join('')).not.toContain('eve again');
   });
 });

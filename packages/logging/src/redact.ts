@@ -33,18 +33,35 @@ export function redactValue(value: unknown, depth = 0): unknown {
   return result;
 }
 
+/** Fields of a database error that quote row values (pg's, as Prisma's adapter passes them on). */
+const ROW_VALUE_FIELDS = new Set(['detail', 'hint', 'where']);
+
 /**
  * An error as a log field: its name, message and stack, and what says why it happened, which the
  * message often does not: the system or SQLSTATE `code` (ECONNREFUSED, 57P01), the `cause` it
  * wraps, every error of an AggregateError (Node's connect to a name with several addresses fails
- * with one whose message is empty), Prisma's `meta`. Not pg's `detail`, which quotes row values.
+ * with one whose message is empty), Prisma's `meta`. Not pg's `detail`, `hint` or `where`, at any
+ * depth of them, which quote row values ("Failing row contains (...)").
  */
 function redactError(error: Error, depth: number): Record<string, unknown> {
   const fields: Record<string, unknown> = { name: error.name, message: redactText(error.message), stack: error.stack && redactText(error.stack) };
   const { code, meta } = error as { code?: unknown; meta?: unknown };
   if (typeof code === 'string' || typeof code === 'number') fields['code'] = code;
-  if (meta !== undefined) fields['meta'] = redactValue(meta, depth + 1);
-  if (error.cause !== undefined) fields['cause'] = redactValue(error.cause, depth + 1);
-  if (error instanceof AggregateError) fields['errors'] = error.errors.map((inner: unknown) => redactValue(inner, depth + 1));
+  if (meta !== undefined) fields['meta'] = redactErrorPart(meta, depth + 1);
+  if (error.cause !== undefined) fields['cause'] = redactErrorPart(error.cause, depth + 1);
+  if (error instanceof AggregateError) fields['errors'] = error.errors.map((inner: unknown) => redactErrorPart(inner, depth + 1));
   return fields;
+}
+
+/** What an error carries, redacted as any value is, without the fields that quote row values. */
+function redactErrorPart(value: unknown, depth: number): unknown {
+  if (depth > 8 || value === null || typeof value !== 'object') return redactValue(value, depth);
+  if (value instanceof Error) return redactError(value, depth);
+  if (Array.isArray(value)) return value.map((item) => redactErrorPart(item, depth + 1));
+  const result: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (ROW_VALUE_FIELDS.has(key)) continue;
+    result[key] = SECRET_FIELD.test(key) && item !== null && item !== undefined ? REDACTED : redactErrorPart(item, depth + 1);
+  }
+  return result;
 }

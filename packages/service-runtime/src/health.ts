@@ -38,18 +38,17 @@ async function statusOf(check: ReadinessCheck): Promise<CheckStatus> {
  * would go on serving metrics and no alert would see that it delivers nothing.
  */
 export function registerReadinessMetric(registry: Registry, checks: Record<string, ReadinessCheck>): void {
+  if (registry.getSingleMetric('feedback_dependency_up')) return;
   new Gauge({
     name: 'feedback_dependency_up',
     help: 'Whether a dependency of the service answers its readiness check (1) or not (0: down, or away while the service goes on without it).',
     labelNames: ['dependency'],
     registers: [registry],
     async collect() {
-      this.reset();
-      await Promise.all(
-        Object.entries(checks).map(async ([name, check]) => {
-          this.set({ dependency: name }, (await statusOf(check)) === 'up' ? 1 : 0);
-        }),
-      );
+      // Every check answered first, then set at once: two scrapes at the same moment each see
+      // every series.
+      const statuses = await Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await statusOf(check)] as const));
+      for (const [name, status] of statuses) this.set({ dependency: name }, status === 'up' ? 1 : 0);
     },
   });
 }

@@ -113,7 +113,7 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
         DELETE FROM api.suggestion_comments WHERE app_id = ${appId} AND author_external_id = ${externalId}
         RETURNING suggestion_id
       ), counted AS (
-        UPDATE api.suggestions s SET comment_count = s.comment_count - per.n, updated_at = now()
+        UPDATE api.suggestions s SET comment_count = s.comment_count - per.n, updated_at = statement_timestamp()
         FROM (SELECT suggestion_id, count(*)::int AS n FROM gone GROUP BY suggestion_id) per
         WHERE s.id = per.suggestion_id
       )

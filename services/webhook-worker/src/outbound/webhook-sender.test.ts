@@ -87,6 +87,16 @@ describe('WebhookSender', () => {
     const result = await sender.send(url, '{}', {});
     // Had the limit been per read, this would never end (and fail at the test's own limit).
     expect(result).toMatchObject({ status: 503, error: `ETIMEDOUT: no complete answer within ${TIMEOUT_MS} ms` });
+    expect(result.bodyStart).toMatch(/^\.+$/);
+  });
+
+  it('takes an interim answer (103 Early Hints) for no answer at all', async () => {
+    const url = await serve((_request, response) => {
+      response.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+    });
+    const result = await sender.send(url, '{}', {});
+    expect(result.status).toBeUndefined();
+    expect(result.error).toBe(`ETIMEDOUT: no complete answer within ${TIMEOUT_MS} ms`);
   });
 
   it('counts a 2xx as the answer, even when the rest of it then stalls or breaks off', async () => {

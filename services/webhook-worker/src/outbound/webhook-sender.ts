@@ -119,7 +119,7 @@ export class WebhookSender {
       // receiver a duplicate of what it accepted). Any other status stays in the history beside
       // the error that ended the answer.
       const ended = (error: string) =>
-        settle(status >= 200 && status < 300 ? { status, bodyStart: bodyStart() } : { ...(status ? { status } : {}), error });
+        settle(status >= 200 && status < 300 ? { status, bodyStart: bodyStart() } : { ...(status ? { status, bodyStart: bodyStart() } : {}), error });
       // One limit for the whole exchange (waiting for a connection, connect, TLS, answer), not per
       // phase. Past it the request is abandoned where it stands.
       const timedOut = () => new Error(`ETIMEDOUT: no complete answer within ${this.timeoutMs} ms`);
@@ -134,7 +134,8 @@ export class WebhookSender {
           if (settled) started.abort(timedOut());
         },
         onResponseStart: (_controller, statusCode) => {
-          status = statusCode;
+          // An interim answer (103 Early Hints) comes before the real one: not the receiver's say.
+          if (statusCode >= 200) status = statusCode;
         },
         onResponseData: (_controller, chunk) => {
           if (keptBytes < BODY_START_BYTES) {
