@@ -41,6 +41,14 @@ async function serve(handle: (request: IncomingMessage, response: ServerResponse
   return `https://localhost:${(server.address() as AddressInfo).port}/hooks?from=test`;
 }
 
+/** A receiver whose answer, with this status, keeps trickling in a byte at a time and never ends. */
+const trickling = (status: number) =>
+  serve((_request, response) => {
+    response.writeHead(status, { 'content-type': 'text/plain' });
+    const trickle = setInterval(() => response.write('.'), TIMEOUT_MS / 8);
+    response.on('close', () => clearInterval(trickle));
+  });
+
 describe('WebhookSender', () => {
   it('POSTs the raw body with its headers, and keeps the answer status and the first KiB of its body', async () => {
     const seen: Array<{ method?: string; url?: string; type?: string; event?: string; body: string }> = [];
@@ -79,12 +87,7 @@ describe('WebhookSender', () => {
 
   it('limits the whole exchange: an answer that keeps trickling in fails at the time limit, its status kept', async () => {
     // Each chunk comes well within any per-phase limit, but the answer as a whole never ends.
-    const url = await serve((_request, response) => {
-      response.writeHead(503, { 'content-type': 'text/plain' });
-      const trickle = setInterval(() => response.write('.'), TIMEOUT_MS / 8);
-      response.on('close', () => clearInterval(trickle));
-    });
-    const result = await sender.send(url, '{}', {});
+    const result = await sender.send(await trickling(503), '{}', {});
     // Had the limit been per read, this would never end (and fail at the test's own limit).
     expect(result).toMatchObject({ status: 503, error: `ETIMEDOUT: no complete answer within ${TIMEOUT_MS} ms` });
     expect(result.bodyStart).toMatch(/^\.+$/);
@@ -100,12 +103,7 @@ describe('WebhookSender', () => {
   });
 
   it('counts a 2xx as the answer, even when the rest of it then stalls or breaks off', async () => {
-    const stalled = await serve((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/plain' });
-      const trickle = setInterval(() => response.write('.'), TIMEOUT_MS / 8);
-      response.on('close', () => clearInterval(trickle));
-    });
-    const result = await sender.send(stalled, '{}', {});
+    const result = await sender.send(await trickling(200), '{}', {});
     expect(result.status).toBe(200);
     expect(result.error).toBeUndefined();
     expect(result.bodyStart).toMatch(/^\.+$/);
