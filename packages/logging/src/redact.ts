@@ -22,19 +22,25 @@ export function redactText(text: string): string {
 }
 
 export function redactValue(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return redactText(value);
-  if (depth > 8 || value === null || typeof value !== 'object') return value;
-  if (value instanceof Error) return redactError(value, depth);
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
-  const result: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    result[key] = SECRET_FIELD.test(key) && item !== null && item !== undefined ? REDACTED : redactValue(item, depth + 1);
-  }
-  return result;
+  return redact(value, depth, false);
 }
 
 /** Fields of a database error that quote row values (pg's, as Prisma's adapter passes them on). */
 const ROW_VALUE_FIELDS = new Set(['detail', 'hint', 'where']);
+
+/** `withinError`: a part of an error (its meta, cause, errors), which leaves out ROW_VALUE_FIELDS. */
+function redact(value: unknown, depth: number, withinError: boolean): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) return redactError(value, depth);
+  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1, withinError));
+  const result: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (withinError && ROW_VALUE_FIELDS.has(key)) continue;
+    result[key] = SECRET_FIELD.test(key) && item !== null && item !== undefined ? REDACTED : redact(item, depth + 1, withinError);
+  }
+  return result;
+}
 
 /**
  * An error as a log field: its name, message and stack, and what says why it happened, which the
@@ -47,21 +53,8 @@ function redactError(error: Error, depth: number): Record<string, unknown> {
   const fields: Record<string, unknown> = { name: error.name, message: redactText(error.message), stack: error.stack && redactText(error.stack) };
   const { code, meta } = error as { code?: unknown; meta?: unknown };
   if (typeof code === 'string' || typeof code === 'number') fields['code'] = code;
-  if (meta !== undefined) fields['meta'] = redactErrorPart(meta, depth + 1);
-  if (error.cause !== undefined) fields['cause'] = redactErrorPart(error.cause, depth + 1);
-  if (error instanceof AggregateError) fields['errors'] = error.errors.map((inner: unknown) => redactErrorPart(inner, depth + 1));
+  if (meta !== undefined) fields['meta'] = redact(meta, depth + 1, true);
+  if (error.cause !== undefined) fields['cause'] = redact(error.cause, depth + 1, true);
+  if (error instanceof AggregateError) fields['errors'] = error.errors.map((inner: unknown) => redact(inner, depth + 1, true));
   return fields;
-}
-
-/** What an error carries, redacted as any value is, without the fields that quote row values. */
-function redactErrorPart(value: unknown, depth: number): unknown {
-  if (depth > 8 || value === null || typeof value !== 'object') return redactValue(value, depth);
-  if (value instanceof Error) return redactError(value, depth);
-  if (Array.isArray(value)) return value.map((item) => redactErrorPart(item, depth + 1));
-  const result: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    if (ROW_VALUE_FIELDS.has(key)) continue;
-    result[key] = SECRET_FIELD.test(key) && item !== null && item !== undefined ? REDACTED : redactErrorPart(item, depth + 1);
-  }
-  return result;
 }
