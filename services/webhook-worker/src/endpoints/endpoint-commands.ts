@@ -37,20 +37,6 @@ function deletedMeanwhile(error: unknown): never {
   throw error;
 }
 
-/** Whether two stored secrets hold the same secret (one may be the other sealed again under a new key). */
-function sameSecret(secrets: SecretBox, stored: string, read: string): boolean {
-  if (stored === read) return true;
-  const open = (text: string) => {
-    try {
-      return secrets.open(text);
-    } catch {
-      return undefined;
-    }
-  };
-  const now = open(stored);
-  return now !== undefined && now === open(read);
-}
-
 /** An endpoint id a cursor may hold. */
 const isUuidText = (id: unknown): id is string => typeof id === 'string' && isUuid(id);
 
@@ -200,7 +186,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
           const [locked] = await tx.$queryRaw<Array<{ secret_encrypted: string }>>`
             SELECT secret_encrypted FROM webhooks.webhook_endpoints WHERE id = ${endpoint.id}::uuid FOR UPDATE`;
           if (!locked) throw new RpcError('not_found', 'No such webhook endpoint for this app.');
-          if (!sameSecret(secrets, locked.secret_encrypted, endpoint.secretEncrypted)) {
+          if (!secrets.holdSameSecret(locked.secret_encrypted, endpoint.secretEncrypted)) {
             throw new RpcError('secret_rotated_meanwhile', 'The secret was rotated by another request at the same moment; the secret that one showed is the one in use. Rotate again for a new one.');
           }
           const rotated = await tx.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: secrets.seal(secret) } });

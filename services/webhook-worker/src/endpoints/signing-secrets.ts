@@ -54,6 +54,13 @@ export class SecretBox {
     return opened;
   }
 
+  /** Whether two stored secrets hold the same secret (one may be the other sealed again under a new key). */
+  holdSameSecret(stored: string, other: string): boolean {
+    if (stored === other) return true;
+    const opened = this.openWith(stored, this.every);
+    return opened !== undefined && opened === this.openWith(other, this.every);
+  }
+
   /**
    * What a stored secret needs: nothing (`current`: sealed under the current key), to be sealed
    * again (`previous`, with the secret opened), or a key this worker lacks (`unreadable`).
