@@ -8,6 +8,7 @@ import type { ConfirmedPublisher, WebhookQueueNames } from '@feedback/messaging'
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } from '@feedback/webhook-signature';
 import type { SecretBox } from '../endpoints/signing-secrets.js';
 import type { WebhookSender } from '../outbound/webhook-sender.js';
+import { automaticAttemptDue } from './attempt-store.js';
 import type { AttemptStore, AttemptTarget } from './attempt-store.js';
 import { noteMostRecent } from './recent-notes.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
@@ -242,9 +243,7 @@ export class AttemptMaker {
         // Read again after a wait: another copy of this attempt may have settled it, or a
         // redelivery by hand made it pending again, the member's; an automatic attempt no longer
         // due is not made.
-        if (!manual && !(current.attempts < number && (current.status === 'retrying' || (current.status === 'pending' && current.attempts === 0)))) {
-          return { notDue: current } as const;
-        }
+        if (!manual && !automaticAttemptDue(current, number)) return { notDue: current } as const;
         // An endpoint receives only the events it selects: a retry of one it has dropped since is
         // not sent. A redelivery by hand is a member's explicit request, and goes.
         if (!current.selected && !manual) return 'cancelled' as const;

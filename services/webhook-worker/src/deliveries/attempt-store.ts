@@ -65,6 +65,19 @@ export const namesErasedUserSql = (delivery: string) => `(${isErasedPayloadSql(`
   WHERE p.app_id = ${delivery}.app_id AND p.user_hash IN (${userHash(delivery, 'author')}, ${userHash(delivery, 'sender')})
 ))`;
 
+/**
+ * Whether automatic attempt `number` is the one due: later than every attempt made, on a delivery
+ * retrying, or pending its first attempt. Pending after attempts were made is a redelivery by
+ * hand's, the member's; a settled delivery takes no more automatic attempts.
+ */
+export function automaticAttemptDue(delivery: Pick<DeliveryNow, 'status' | 'attempts'>, number: number): boolean {
+  return delivery.attempts < number && (delivery.status === 'retrying' || (delivery.status === 'pending' && delivery.attempts === 0));
+}
+
+/** automaticAttemptDue in SQL, for delivery row `d` and attempt number `number` (a column or a parameter). */
+const automaticAttemptDueSql = (d: string, number: string) =>
+  `${d}.attempts < ${number} AND (${d}.status = 'retrying' OR (${d}.status = 'pending' AND ${d}.attempts = 0))`;
+
 /** SQL: whether endpoint row `e` still selects the event of delivery row `d` (Send test's ping always). */
 const SELECTED_SQL = `(d.event_type = ANY (e.events) OR d.event_type = 'webhook.ping')`;
 
@@ -122,7 +135,7 @@ const LOAD_SQL = `
 //   deleted meanwhile with its endpoint) changes nothing and logs nothing, rather than failing on
 //   a foreign key and having the whole message handled again.
 const RECORDABLE = `d.status <> 'withheld' AND (
-      (d.attempts < o.number AND (o.manual OR d.status = 'retrying' OR (d.status = 'pending' AND d.attempts = 0)))
+      (d.attempts < o.number AND o.manual) OR (${automaticAttemptDueSql('d', 'o.number')})
       OR (o.status = 'delivered' AND d.status IN ('retrying', 'abandoned', 'cancelled') AND o.number = d.attempts AND NOT ${isErasedPayloadSql('d.payload')})
     )`;
 const RECORD_SQL = `
@@ -206,8 +219,8 @@ export class AttemptStore {
     // Only while automatic attempt `number` is the one due: a delivery made pending again by a
     // redelivery by hand meanwhile is the member's, and goes.
     const { rowCount } = await this.pool.query(
-      `UPDATE webhooks.deliveries SET status = 'cancelled', updated_at = now()
-       WHERE id = $1 AND attempts < $2 AND (status = 'retrying' OR (status = 'pending' AND attempts = 0))`,
+      `UPDATE webhooks.deliveries d SET status = 'cancelled', updated_at = now()
+       WHERE d.id = $1 AND ${automaticAttemptDueSql('d', '$2')}`,
       [deliveryId, number],
     );
     return rowCount === 1;

@@ -4,6 +4,7 @@ import type { Logger } from '@feedback/logging';
 import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, PermanentFailure, THROTTLED_HEADER, declareWebhookTopology, startConsumer, throttleFor } from '@feedback/messaging';
 import type { Broker, ConfirmedPublisher, Consumer, WebhookQueueNames } from '@feedback/messaging';
 import type { AttemptMaker } from './attempt-maker.js';
+import { automaticAttemptDue } from './attempt-store.js';
 import type { AttemptStore } from './attempt-store.js';
 import { ThrottleRates } from './throttle-rates.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
@@ -93,8 +94,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
       // Settled: no more automatic attempts. One that finds the delivery pending after attempts
       // were made is a stale retry (queued by a duplicate copy of an attempt that was then
       // outweighed by a 2xx): a redelivery by hand is the one due.
-      const settled = delivery.status === 'delivered' || delivery.status === 'abandoned' || delivery.status === 'cancelled';
-      if (settled || (delivery.status === 'pending' && delivery.attempts > 0)) return;
+      if (!automaticAttemptDue(delivery, number)) return;
     }
     if (await attempts.make(delivery, number, { manual, redelivered: givenBefore })) return;
     const incoming = raw.properties.headers;
