@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { integer, loadConfig, oneOf, string, url } from '@feedback/config';
 import { databasePoolSizeVariable } from '@feedback/database';
@@ -44,6 +45,10 @@ export const apiEnvironment = {
   METRICS_PORT: integer({ description: 'internal port of GET /metrics (Prometheus) and the health routes; never expose it publicly', default: 3003, min: 0, max: 65535 }),
   PUBLIC_BASE_URL: url({ description: 'base address customers call', protocols: ['http', 'https'], default: 'http://localhost:3000' }),
   DASHBOARD_URL: url({ description: 'team dashboard address, for links in error bodies', protocols: ['http', 'https'], default: 'http://localhost:3000/dashboard' }),
+  DASHBOARD_FILES: string({
+    description: 'folder of the built dashboard page, served at /dashboard; empty: apps/dashboard/dist of this checkout',
+    default: '',
+  }),
   DOCS_URL: url({ description: 'API documentation address, for links in error bodies', protocols: ['http', 'https'], default: 'http://localhost:3000/docs' }),
   RPC_TIMEOUT_MS: integer({ description: 'time limit of a call to another service before answering 503', default: 3000, min: 50 }),
   DASHBOARD_RPC_TIMEOUT_MS: integer({
@@ -76,6 +81,8 @@ export interface ApiConfig {
   metricsPort: number;
   publicBaseUrl: string;
   dashboardUrl: string;
+  /** The built dashboard page's folder. */
+  dashboardFiles: string;
   docsUrl: string;
   rpcTimeoutMs: number;
   dashboardRpcTimeoutMs: number;
@@ -100,6 +107,7 @@ export function readApiConfig(env: Record<string, string | undefined> = process.
     metricsPort: v.METRICS_PORT,
     publicBaseUrl: v.PUBLIC_BASE_URL.replace(/\/$/, ''),
     dashboardUrl: v.DASHBOARD_URL.replace(/\/$/, ''),
+    dashboardFiles: v.DASHBOARD_FILES || fileURLToPath(new URL('../../../apps/dashboard/dist', import.meta.url)),
     docsUrl: v.DOCS_URL.replace(/\/$/, ''),
     rpcTimeoutMs: v.RPC_TIMEOUT_MS,
     dashboardRpcTimeoutMs: v.DASHBOARD_RPC_TIMEOUT_MS,

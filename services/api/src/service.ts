@@ -96,6 +96,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     isShuttingDown: () => lifecycle.isShuttingDown,
     trustProxy: config.trustProxy,
     publicBaseUrl: config.publicBaseUrl,
+    dashboardDirectory: config.dashboardFiles,
     metrics,
   });
   const server: Server = app.listen(config.port);

@@ -11,6 +11,7 @@ import { dashboardRouter } from '../routes/dashboard-v1/dashboard-router.js';
 import { widgetRouter } from '../routes/widget-v1/widget-router.js';
 import type { TrustProxy } from '../config.js';
 import type { RouteContext } from '../routes/route-context.js';
+import { dashboardPages } from './dashboard-pages.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { readJsonBody } from './read-json-body.js';
@@ -32,6 +33,8 @@ export interface AppOptions {
   publicBaseUrl: string;
   /** Where request counts and durations go; served on the internal metrics port, not here. */
   metrics?: Registry;
+  /** The built dashboard page (apps/dashboard/dist), served at /dashboard. Default: none served. */
+  dashboardDirectory?: string;
 }
 
 const doNotStore: RequestHandler = (_request, response, next) => {
@@ -74,6 +77,7 @@ export function buildApp(options: AppOptions): Express {
   // the dashboard before its routes, since signing in sends its credentials in the body.
   app.use('/widget/v1', publicKeyAuth(options.context.rpc), ...readJsonBody, widgetRouter(options.context));
   app.use('/dashboard/v1', options.failureRateLimits.dashboard, ...readJsonBody, dashboardRouter(options.context));
+  if (options.dashboardDirectory) app.use(dashboardPages(options.dashboardDirectory, options.logger));
 
   app.use(notFound);
   app.use(errorHandler);

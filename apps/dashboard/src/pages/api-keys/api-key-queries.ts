@@ -1,0 +1,62 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../api/client';
+import type { paths } from '../../generated/dashboard-v1';
+
+export type ApiKey = paths['/dashboard/v1/apps/{appId}/api-key']['get']['responses'][200]['content']['application/json'];
+export type Scope = ApiKey['scopes'][number];
+export type KeyAction = 'revoke' | 'restore' | 'rotate';
+
+/** Every scope, in the order of the specification's table (2.3), with what it allows. */
+export const SCOPES: ReadonlyArray<{ scope: Scope; allows: string }> = [
+  { scope: 'suggestions:read', allows: 'Read suggestions' },
+  { scope: 'suggestions:write', allows: 'Create and update suggestions' },
+  { scope: 'tickets:read', allows: 'Read support tickets' },
+  { scope: 'tickets:write', allows: 'Create and update tickets' },
+  { scope: 'analytics:read', allows: 'Read analytics data' },
+  { scope: 'privacy:read', allows: 'Export user privacy data' },
+  { scope: 'privacy:write', allows: 'Delete user privacy data' },
+];
+
+const keyPath = (appId: number) => ({ params: { path: { appId } } });
+const keyQueryKey = (appId: number) => ['apps', appId, 'api-key'];
+
+export function useApiKey(appId: number) {
+  // Last usage is reported every few seconds: keep it current while the page is open.
+  return useQuery({ queryKey: keyQueryKey(appId), queryFn: () => unwrap(api.GET('/dashboard/v1/apps/{appId}/api-key', keyPath(appId))), refetchInterval: 30_000 });
+}
+
+export function useKeyAudit(appId: number) {
+  return useQuery({ queryKey: [...keyQueryKey(appId), 'audit'], queryFn: () => unwrap(api.GET('/dashboard/v1/apps/{appId}/api-key/audit', keyPath(appId))) });
+}
+
+/**
+ * Changes of the key; afterwards the key and its audit trail are read again. A change saved but
+ * not confirmed by every API server (503 propagation_unconfirmed) is read again too, so the page
+ * shows what was saved beside the warning.
+ */
+function useRefreshKey(appId: number) {
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: keyQueryKey(appId) });
+}
+
+export function useScopeChange(appId: number) {
+  const refresh = useRefreshKey(appId);
+  return useMutation({
+    mutationFn: (body: { grant?: Scope[]; remove?: Scope[]; full_access?: boolean }) =>
+      unwrap(api.PATCH('/dashboard/v1/apps/{appId}/api-key', { ...keyPath(appId), body })),
+    onSettled: refresh,
+  });
+}
+
+export function useKeyAction(appId: number) {
+  const refresh = useRefreshKey(appId);
+  return useMutation({
+    mutationFn: async (action: KeyAction) => {
+      if (action === 'rotate') return unwrap(api.POST('/dashboard/v1/apps/{appId}/api-key/rotate', keyPath(appId)));
+      if (action === 'revoke') await unwrap(api.POST('/dashboard/v1/apps/{appId}/api-key/revoke', keyPath(appId)));
+      else await unwrap(api.POST('/dashboard/v1/apps/{appId}/api-key/restore', keyPath(appId)));
+      return undefined;
+    },
+    onSettled: refresh,
+  });
+}

@@ -1,0 +1,284 @@
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../api/client';
+import { PLAN_LIMITS, PLAN_ORDER, planName, roleName } from '../../app/names';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { ErrorNotice, fieldError, formError } from '../../components/error-notice';
+import { Field } from '../../components/field';
+import { Loading, Page } from '../../components/page';
+import { RelativeTime } from '../../components/relative-time';
+import { sessionStore } from '../../session/session-store';
+import type { Session } from '../../session/session-store';
+import { useSignedIn } from '../../session/use-session';
+
+type Plan = Session['team']['plan'];
+type Role = Session['member']['role'];
+
+export function TeamPage() {
+  const session = useSignedIn();
+  return (
+    <Page title="Team">
+      <PlanSection session={session} />
+      <MembersSection session={session} />
+    </Page>
+  );
+}
+
+function PlanSection({ session }: { session: Session }) {
+  const queryClient = useQueryClient();
+  const team = useQuery({ queryKey: ['team'], queryFn: () => unwrap(api.GET('/dashboard/v1/team')) });
+  const [chosen, setChosen] = useState<Plan | undefined>();
+  const change = useMutation({
+    mutationFn: (plan: Plan) => unwrap(api.PATCH('/dashboard/v1/team', { body: { plan } })),
+    onSuccess: (updated) => {
+      setChosen(undefined);
+      sessionStore.update({ team: updated });
+      queryClient.setQueryData(['team'], updated);
+    },
+  });
+  const current = team.data?.plan ?? session.team.plan;
+  const isOwner = session.member.role === 'owner';
+  return (
+    <section aria-labelledby="plan">
+      <h2 id="plan">Plan: {planName(current)}</h2>
+      <ErrorNotice error={team.error} onRetry={() => team.refetch()} />
+      <table>
+        <caption className="visually-hidden">What each plan includes</caption>
+        <thead>
+          <tr>
+            <th scope="col">Plan</th>
+            <th scope="col">REST API</th>
+            <th scope="col">Webhooks</th>
+          </tr>
+        </thead>
+        <tbody>
+          {PLAN_ORDER.map((plan) => (
+            <tr key={plan} aria-current={plan === current ? 'true' : undefined}>
+              <th scope="row">
+                {planName(plan)}
+                {plan === current ? ' (current)' : ''}
+              </th>
+              <td>{PLAN_LIMITS[plan].restApi}</td>
+              <td>{PLAN_LIMITS[plan].webhooks}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {isOwner ? (
+        <form
+          className="inline-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (chosen && chosen !== current) change.mutate(chosen);
+          }}
+        >
+          <div className="field">
+            <label htmlFor="plan-choice">Change the plan</label>
+            <select id="plan-choice" value={chosen ?? current} onChange={(event) => setChosen(event.target.value as Plan)}>
+              {PLAN_ORDER.map((plan) => (
+                <option key={plan} value={plan}>
+                  {planName(plan)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" className="button-primary" disabled={change.isPending || !chosen || chosen === current}>
+            {change.isPending ? 'Changing…' : 'Change plan'}
+          </button>
+        </form>
+      ) : (
+        <p className="hint">Only an Owner can change the plan.</p>
+      )}
+      <ErrorNotice error={change.error} onRetry={() => chosen && change.mutate(chosen)} />
+      {change.isSuccess ? (
+        <p role="status" className="notice">
+          The team is now on the {planName(change.data.plan)} plan.
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+type Member = NonNullable<Awaited<ReturnType<typeof listMembers>>>['items'][number];
+const listMembers = () => unwrap(api.GET('/dashboard/v1/members'));
+
+/** Who may do what to members: Owners anything, Admins add and remove Members only. */
+function allowed(acting: Session['member'], target?: Member) {
+  const isOwner = acting.role === 'owner';
+  return {
+    add: isOwner || acting.role === 'admin',
+    addRoles: (isOwner ? ['member', 'admin', 'owner'] : ['member']) as Role[],
+    changeRole: isOwner,
+    remove: target ? target.id !== acting.id && (isOwner || (acting.role === 'admin' && target.role === 'member')) : false,
+  };
+}
+
+function MembersSection({ session }: { session: Session }) {
+  const members = useQuery({ queryKey: ['members'], queryFn: listMembers });
+  const may = allowed(session.member);
+  return (
+    <section aria-labelledby="members">
+      <h2 id="members">Members</h2>
+      {members.isPending ? <Loading what="members" /> : null}
+      <ErrorNotice error={members.error} onRetry={() => members.refetch()} />
+      {members.data ? (
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Joined</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {members.data.items.map((member) => (
+                <MemberRow key={member.id} member={member} acting={session.member} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {may.add ? <AddMember roles={may.addRoles} /> : null}
+    </section>
+  );
+}
+
+function MemberRow({ member, acting }: { member: Member; acting: Session['member'] }) {
+  const queryClient = useQueryClient();
+  const may = allowed(acting, member);
+  const [role, setRole] = useState<Role>(member.role);
+  const [confirming, setConfirming] = useState(false);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['members'] });
+  const changeRole = useMutation({
+    mutationFn: () => unwrap(api.PATCH('/dashboard/v1/members/{memberId}', { params: { path: { memberId: member.id } }, body: { role } })),
+    onSuccess: refresh,
+  });
+  const remove = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/dashboard/v1/members/{memberId}', { params: { path: { memberId: member.id } } })),
+    onSuccess: () => {
+      setConfirming(false);
+      return refresh();
+    },
+  });
+  const isSelf = member.id === acting.id;
+  return (
+    <tr>
+      <th scope="row">
+        {member.name}
+        {isSelf ? ' (you)' : ''}
+      </th>
+      <td>{member.email}</td>
+      <td>
+        {may.changeRole ? (
+          <form
+            className="row-form"
+            onSubmit={(event) => {
+              event.preventDefault();
+              changeRole.mutate();
+            }}
+          >
+            <label className="visually-hidden" htmlFor={`role-${member.id}`}>
+              Role of {member.name}
+            </label>
+            <select id={`role-${member.id}`} value={role} onChange={(event) => setRole(event.target.value as Role)}>
+              {(['owner', 'admin', 'member'] as const).map((choice) => (
+                <option key={choice} value={choice}>
+                  {roleName(choice)}
+                </option>
+              ))}
+            </select>
+            {role !== member.role ? (
+              <button type="submit" className="button-secondary button-small" disabled={changeRole.isPending}>
+                Save role
+              </button>
+            ) : null}
+          </form>
+        ) : (
+          roleName(member.role)
+        )}
+        <ErrorNotice error={changeRole.error} onRetry={() => changeRole.mutate()} />
+      </td>
+      <td>
+        <RelativeTime value={member.created_at} />
+      </td>
+      <td>
+        {may.remove ? (
+          <button type="button" className="button-danger button-small" onClick={() => setConfirming(true)}>
+            Remove<span className="visually-hidden"> {member.name}</span>
+          </button>
+        ) : null}
+        <ConfirmDialog
+          open={confirming}
+          title={`Remove ${member.name}?`}
+          confirmLabel="Remove member"
+          destructive
+          busy={remove.isPending}
+          onConfirm={() => remove.mutate()}
+          onCancel={() => setConfirming(false)}
+        >
+          <p>
+            {member.name} ({member.email}) loses access to the team at once. Their past actions stay in the audit trail.
+          </p>
+          <ErrorNotice error={remove.error} />
+        </ConfirmDialog>
+      </td>
+    </tr>
+  );
+}
+
+function AddMember({ roles }: { roles: Role[] }) {
+  const queryClient = useQueryClient();
+  const empty = { name: '', email: '', password: '', role: 'member' as Role };
+  const [form, setForm] = useState(empty);
+  const add = useMutation({
+    mutationFn: () => unwrap(api.POST('/dashboard/v1/members', { body: form })),
+    onSuccess: () => {
+      setForm(empty);
+      return queryClient.invalidateQueries({ queryKey: ['members'] });
+    },
+  });
+  const set = (field: 'name' | 'email' | 'password') => (event: React.ChangeEvent<HTMLInputElement>) => setForm({ ...form, [field]: event.target.value });
+  return (
+    <form
+      className="stacked-form"
+      aria-labelledby="add-member"
+      onSubmit={(event) => {
+        event.preventDefault();
+        add.mutate();
+      }}
+    >
+      <h3 id="add-member">Add a member</h3>
+      <Field label="Name" required value={form.name} onChange={set('name')} error={fieldError(add.error, 'name')} />
+      <Field label="Email" type="email" required value={form.email} onChange={set('email')} error={fieldError(add.error, 'email')} />
+      <Field
+        label="First password"
+        type="password"
+        autoComplete="new-password"
+        required
+        hint="At least 12 characters. Give it to them in person or through your password manager."
+        value={form.password}
+        onChange={set('password')}
+        error={fieldError(add.error, 'password')}
+      />
+      <div className="field">
+        <label htmlFor="new-member-role">Role</label>
+        <select id="new-member-role" value={form.role} onChange={(event) => setForm({ ...form, role: event.target.value as Role })}>
+          {roles.map((role) => (
+            <option key={role} value={role}>
+              {roleName(role)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <ErrorNotice error={formError(add.error, ['name', 'email', 'password'])} onRetry={() => add.mutate()} />
+      <button type="submit" className="button-primary" disabled={add.isPending}>
+        {add.isPending ? 'Adding…' : 'Add member'}
+      </button>
+    </form>
+  );
+}
