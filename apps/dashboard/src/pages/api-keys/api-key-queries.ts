@@ -40,10 +40,13 @@ function useRefreshKey(appId: number) {
 }
 
 export function useScopeChange(appId: number) {
+  const queryClient = useQueryClient();
   const refresh = useRefreshKey(appId);
   return useMutation({
     mutationFn: (body: { grant?: Scope[]; remove?: Scope[]; full_access?: boolean }) =>
       unwrap(api.PATCH('/dashboard/v1/apps/{appId}/api-key', { ...keyPath(appId), body })),
+    // The answer is the key as saved: shown at once, so a switch never flicks back meanwhile.
+    onSuccess: (saved) => queryClient.setQueryData(keyQueryKey(appId), saved),
     onSettled: refresh,
   });
 }

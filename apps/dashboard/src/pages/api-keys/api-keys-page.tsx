@@ -7,7 +7,7 @@ import { Loading, Page } from '../../components/page';
 import { RelativeTime } from '../../components/relative-time';
 import { SecretOnce } from '../../components/secret-once';
 import { SCOPES, useApiKey, useKeyAction, useKeyAudit, useScopeChange } from './api-key-queries';
-import type { ApiKey, KeyAction, Scope } from './api-key-queries';
+import type { ApiKey, KeyAction } from './api-key-queries';
 
 /** Settings -> API keys: the app's secret key, its scopes, its actions and who did what. */
 export function ApiKeysPage() {
@@ -39,7 +39,7 @@ function KeySummary({ apiKey }: { apiKey: ApiKey }) {
       <dl className="facts">
         <dt>Key</dt>
         <dd>
-          <code>{apiKey.display_prefix}…</code> <span className="hint">(the rest is never shown again after it is created)</span>
+          <code>{apiKey.display_prefix}</code> <span className="hint">(the rest is never shown again after it is created)</span>
         </dd>
         <dt>Status</dt>
         <dd>
@@ -151,59 +151,90 @@ function Unconfirmed({ onRetry }: { onRetry: () => void }) {
 }
 
 function Scopes({ appId, apiKey }: { appId: number; apiKey: ApiKey }) {
-  const change = useScopeChange(appId);
   const [confirmFull, setConfirmFull] = useState(false);
-  const toggle = (scope: Scope, on: boolean) => change.mutate(on ? { grant: [scope] } : { remove: [scope] });
-  const pending = change.isPending ? change.variables : undefined;
-  const shown = (scope: Scope) => {
-    if (pending?.grant?.includes(scope)) return true;
-    if (pending?.remove?.includes(scope)) return false;
-    return apiKey.scopes.includes(scope);
-  };
   return (
     <section aria-labelledby="scopes">
       <h2 id="scopes">Scopes</h2>
       <p className="hint">A change applies on every API server by the time it is saved.</p>
-      <fieldset className="switches" disabled={change.isPending}>
+      <fieldset className="switches">
         <legend>Full access</legend>
-        <label className="switch">
-          <input
-            type="checkbox"
-            role="switch"
-            checked={pending?.full_access ?? apiKey.full_access}
-            onChange={(event) => (event.target.checked ? setConfirmFull(true) : change.mutate({ full_access: false }))}
-          />
-          <span>Full access: every scope, including ones added later</span>
-        </label>
+        <KeySwitch
+          appId={appId}
+          on={apiKey.full_access}
+          label="Full access: every scope, including ones added later"
+          change={(on) => ({ full_access: on })}
+          confirmOn={() => setConfirmFull(true)}
+        />
       </fieldset>
-      <fieldset className="switches" disabled={change.isPending}>
+      <fieldset className="switches">
         <legend>Scopes{apiKey.full_access ? ' (Full access covers them all)' : ''}</legend>
         {SCOPES.map(({ scope, allows }) => (
-          <label key={scope} className="switch">
-            <input type="checkbox" role="switch" checked={shown(scope)} onChange={(event) => toggle(scope, event.target.checked)} />
-            <span>
-              <code>{scope}</code> <span className="hint">{allows}</span>
-            </span>
-          </label>
+          <KeySwitch
+            key={scope}
+            appId={appId}
+            on={apiKey.scopes.includes(scope)}
+            label={
+              <>
+                <code>{scope}</code> <span className="hint">{allows}</span>
+              </>
+            }
+            change={(on) => (on ? { grant: [scope] } : { remove: [scope] })}
+          />
         ))}
       </fieldset>
-      {change.error instanceof ApiProblem && change.error.code === 'propagation_unconfirmed' ? (
-        <Unconfirmed onRetry={() => change.variables && change.mutate(change.variables)} />
-      ) : (
-        <ErrorNotice error={change.error} onRetry={() => change.variables && change.mutate(change.variables)} />
-      )}
-      <ConfirmDialog
-        open={confirmFull}
-        title="Give this key Full access?"
-        confirmLabel="Give Full access"
-        destructive
-        busy={change.isPending}
-        onConfirm={() => change.mutate({ full_access: true }, { onSettled: () => setConfirmFull(false) })}
-        onCancel={() => setConfirmFull(false)}
-      >
-        <p>The key can then do everything, including deleting user data, and any scope added in the future.</p>
-      </ConfirmDialog>
+      <FullAccessConfirmation appId={appId} open={confirmFull} onClose={() => setConfirmFull(false)} />
     </section>
+  );
+}
+
+type ScopeChange = Parameters<ReturnType<typeof useScopeChange>['mutate']>[0];
+
+/**
+ * One scope, or Full access, as a switch. It moves at once and the change is sent; if the change
+ * is refused the switch moves back and says why. Several may be changed at the same time.
+ */
+function KeySwitch({ appId, on, label, change, confirmOn }: { appId: number; on: boolean; label: React.ReactNode; change: (on: boolean) => ScopeChange; confirmOn?: () => void }) {
+  const mutation = useScopeChange(appId);
+  // Set in the same event as the click, so the switch never shows its old position meanwhile.
+  const [moving, setMoving] = useState<boolean | undefined>();
+  const send = (next: boolean) => {
+    setMoving(next);
+    mutation.mutate(change(next), { onSettled: () => setMoving(undefined) });
+  };
+  const shown = moving ?? on;
+  return (
+    <div>
+      <label className="switch">
+        <input type="checkbox" role="switch" checked={shown} aria-busy={mutation.isPending} onChange={(event) => (event.target.checked && confirmOn ? confirmOn() : send(event.target.checked))} />
+        <span>{label}</span>
+        <span role="status" className="switch-status">
+          {mutation.isPending ? 'Saving…' : mutation.isSuccess ? 'Saved' : ''}
+        </span>
+      </label>
+      {mutation.error instanceof ApiProblem && mutation.error.code === 'propagation_unconfirmed' ? (
+        <Unconfirmed onRetry={() => mutation.variables && mutation.mutate(mutation.variables)} />
+      ) : (
+        <ErrorNotice error={mutation.error} onRetry={() => mutation.variables && mutation.mutate(mutation.variables)} />
+      )}
+    </div>
+  );
+}
+
+function FullAccessConfirmation({ appId, open, onClose }: { appId: number; open: boolean; onClose: () => void }) {
+  const grant = useScopeChange(appId);
+  return (
+    <ConfirmDialog
+      open={open}
+      title="Give this key Full access?"
+      confirmLabel="Give Full access"
+      destructive
+      busy={grant.isPending}
+      onConfirm={() => grant.mutate({ full_access: true }, { onSuccess: onClose })}
+      onCancel={onClose}
+    >
+      <p>The key can then do everything, including deleting user data, and any scope added in the future.</p>
+      <ErrorNotice error={grant.error} />
+    </ConfirmDialog>
   );
 }
 
