@@ -67,7 +67,10 @@ await Promise.all([
   waitUntilReady('authority', `http://127.0.0.1:${ports.authority}/health/ready`, deadline),
   waitUntilReady('webhook-worker', `http://127.0.0.1:${ports.worker}/health/ready`, deadline),
 ]).then(
-  () => console.log(`all services ready; the API is at http://127.0.0.1:${ports.api}/api/v1 (Ctrl-C stops)`),
+  () =>
+    console.log(
+      `all services ready (Ctrl-C stops)\n\n  Dashboard: open http://127.0.0.1:${ports.api}/dashboard in your browser\n  REST API:  http://127.0.0.1:${ports.api}/api/v1\n`,
+    ),
   // Left running: one waiting for RabbitMQ becomes ready once it is up (one that cannot reach
   // PostgreSQL at start-up exits, and the others with it).
   (error) => console.error(`${error.message} within 60 s: see its log above (Ctrl-C stops)`),

@@ -22,6 +22,8 @@ export interface Team {
   token: string;
   appId: number;
   appName: string;
+  /** The app's widget key, for acting as its end users. */
+  publicKey: string;
 }
 
 /** A call to /dashboard/v1 as a program would make it, for setting the stage. */
@@ -33,6 +35,17 @@ export async function dashboardCall<T = unknown>(method: string, path: string, t
   });
   const text = await answer.text();
   return { status: answer.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+/** A call to /widget/v1 as the app's end user would make it through the widget. */
+export async function widgetCall<T = unknown>(team: Team, path: string, body: unknown): Promise<T> {
+  const answer = await fetch(`${baseUrl()}/widget/v1${path}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${team.publicKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(answer.status).toBe(201);
+  return (await answer.json()) as T;
 }
 
 export function newMember(prefix = 'member'): Member {
@@ -49,9 +62,9 @@ export async function makeTeam(plan: 'free' | 'starter' | 'pro' = 'pro'): Promis
   const token = signUp.body.token;
   if (plan !== 'free') expect((await dashboardCall('PATCH', '/team', token, { plan })).status).toBe(200);
   const appName = `App ${randomBytes(3).toString('hex')}`;
-  const app = await dashboardCall<{ app: { id: number } }>('POST', '/apps', token, { name: appName });
+  const app = await dashboardCall<{ app: { id: number; public_key: string } }>('POST', '/apps', token, { name: appName });
   expect(app.status).toBe(201);
-  return { owner, teamName, token, appId: app.body.app.id, appName };
+  return { owner, teamName, token, appId: app.body.app.id, appName, publicKey: app.body.app.public_key };
 }
 
 /** Signs in through the sign-in page, as a person would. */
