@@ -15,7 +15,8 @@ export interface ConfirmDialogProps {
 
 /**
  * A confirmation in the browser's own modal `<dialog>`: it traps focus, closes on Escape and
- * gives focus back to what opened it, so none of that is written here.
+ * gives focus back to what opened it, so none of that is written here. Focus starts on Cancel,
+ * the first button: pressing Enter at once never destroys anything.
  */
 export function ConfirmDialog({ open, title, children, confirmLabel, destructive, busy, onConfirm, onCancel }: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -34,7 +35,7 @@ export function ConfirmDialog({ open, title, children, confirmLabel, destructive
         <button type="button" className="button-secondary" onClick={onCancel} disabled={busy}>
           Cancel
         </button>
-        <button type="button" className={destructive ? 'button-danger' : 'button-primary'} onClick={onConfirm} disabled={busy} autoFocus>
+        <button type="button" className={destructive ? 'button-danger' : 'button-primary'} onClick={onConfirm} disabled={busy}>
           {busy ? 'Working…' : confirmLabel}
         </button>
       </div>

@@ -85,6 +85,12 @@ const ACTIONS: Record<KeyAction, { label: string; title: string; explain: (apiKe
 function KeyActions({ appId, apiKey }: { appId: number; apiKey: ApiKey }) {
   const action = useKeyAction(appId);
   const [confirming, setConfirming] = useState<KeyAction | undefined>();
+  // What the dialog shows: the action being confirmed, or the last one while it closes.
+  const [shownAction, setShownAction] = useState<KeyAction>('rotate');
+  const confirm = (chosen: KeyAction) => {
+    setShownAction(chosen);
+    setConfirming(chosen);
+  };
   const [secret, setSecret] = useState<string | undefined>();
   const [warning, setWarning] = useState<string | undefined>();
   const available: KeyAction[] = apiKey.status === 'active' ? ['rotate', 'revoke'] : ['restore', 'rotate'];
@@ -103,13 +109,13 @@ function KeyActions({ appId, apiKey }: { appId: number; apiKey: ApiKey }) {
       <h2 id="key-actions">Key actions</h2>
       <div className="button-row">
         {available.map((name) => (
-          <button key={name} type="button" className={ACTIONS[name].destructive ? 'button-danger' : 'button-secondary'} onClick={() => setConfirming(name)}>
+          <button key={name} type="button" className={ACTIONS[name].destructive ? 'button-danger' : 'button-secondary'} onClick={() => confirm(name)}>
             {ACTIONS[name].label}
           </button>
         ))}
       </div>
       {action.error && !(action.error instanceof ApiProblem && action.error.code === 'propagation_unconfirmed') ? (
-        <ErrorNotice error={action.error} onRetry={() => action.variables && setConfirming(action.variables)} />
+        <ErrorNotice error={action.error} onRetry={() => action.variables && confirm(action.variables)} />
       ) : null}
       {action.error instanceof ApiProblem && action.error.code === 'propagation_unconfirmed' ? <Unconfirmed onRetry={() => action.variables && run(action.variables)} /> : null}
       {warning ? (
@@ -118,19 +124,18 @@ function KeyActions({ appId, apiKey }: { appId: number; apiKey: ApiKey }) {
         </p>
       ) : null}
       {secret ? <SecretOnce label="Your new secret key" what="key" secret={secret} onDone={() => setSecret(undefined)} /> : null}
-      {confirming ? (
-        <ConfirmDialog
-          open
-          title={ACTIONS[confirming].title}
-          confirmLabel={ACTIONS[confirming].label}
-          destructive={ACTIONS[confirming].destructive}
-          busy={action.isPending}
-          onConfirm={() => run(confirming)}
-          onCancel={() => setConfirming(undefined)}
-        >
-          <p>{ACTIONS[confirming].explain(apiKey)}</p>
-        </ConfirmDialog>
-      ) : null}
+      {/* Always there, opened and closed, so that the browser gives focus back when it closes. */}
+      <ConfirmDialog
+        open={confirming !== undefined}
+        title={ACTIONS[shownAction].title}
+        confirmLabel={ACTIONS[shownAction].label}
+        destructive={ACTIONS[shownAction].destructive}
+        busy={action.isPending}
+        onConfirm={() => run(shownAction)}
+        onCancel={() => setConfirming(undefined)}
+      >
+        <p>{ACTIONS[shownAction].explain(apiKey)}</p>
+      </ConfirmDialog>
     </section>
   );
 }
