@@ -1,19 +1,18 @@
+import type { ComponentType } from 'react';
 import { Navigate, createBrowserRouter } from 'react-router';
-import { ApiKeysPage } from '../pages/api-keys/api-keys-page';
-import { AppsPage } from '../pages/apps/apps-page';
-import { BoardPage } from '../pages/board/board-page';
-import { SuggestionPage } from '../pages/board/suggestion-page';
-import { TicketPage } from '../pages/board/ticket-page';
-import { DeliveryPage } from '../pages/endpoint/delivery-page';
-import { EndpointPage } from '../pages/endpoint/endpoint-page';
 import { NotFoundPage } from '../pages/not-found/not-found-page';
 import { SignInPage } from '../pages/sign-in/sign-in-page';
 import { SignUpPage } from '../pages/sign-up/sign-up-page';
-import { TeamPage } from '../pages/team/team-page';
-import { WebhooksPage } from '../pages/webhooks/webhooks-page';
 import { AppLayout, ManagersOnly } from './app-layout';
 import { Layout } from './layout';
 import { RequireSession } from './require-session';
+
+/**
+ * A page loaded when first opened: the sign-in page, the first a visitor sees, stays small.
+ */
+function page<M extends Record<string, unknown>>(load: () => Promise<M>, name: keyof M & string) {
+  return async () => ({ Component: (await load())[name] as ComponentType });
+}
 
 /**
  * Every page and its address below /dashboard. `manage_scopes_url` in a 403 of the REST API points
@@ -30,24 +29,24 @@ export const router = createBrowserRouter(
           element: <Layout />,
           children: [
             { index: true, element: <Navigate to="/apps" replace /> },
-            { path: 'apps', element: <AppsPage /> },
-            { path: 'team', element: <TeamPage /> },
+            { path: 'apps', lazy: page(() => import('../pages/apps/apps-page'), 'AppsPage') },
+            { path: 'team', lazy: page(() => import('../pages/team/team-page'), 'TeamPage') },
             {
               path: 'apps/:appId',
               element: <AppLayout />,
               children: [
                 { index: true, element: <Navigate to="board" replace /> },
-                { path: 'board', element: <BoardPage /> },
-                { path: 'board/suggestions/:suggestionId', element: <SuggestionPage /> },
-                { path: 'board/tickets/:ticketId', element: <TicketPage /> },
+                { path: 'board', lazy: page(() => import('../pages/board/board-page'), 'BoardPage') },
+                { path: 'board/suggestions/:suggestionId', lazy: page(() => import('../pages/board/suggestion-page'), 'SuggestionPage') },
+                { path: 'board/tickets/:ticketId', lazy: page(() => import('../pages/board/ticket-page'), 'TicketPage') },
                 {
                   path: 'settings',
                   element: <ManagersOnly />,
                   children: [
-                    { path: 'api-keys', element: <ApiKeysPage /> },
-                    { path: 'webhooks', element: <WebhooksPage /> },
-                    { path: 'webhooks/:endpointId', element: <EndpointPage /> },
-                    { path: 'webhooks/:endpointId/deliveries/:deliveryId', element: <DeliveryPage /> },
+                    { path: 'api-keys', lazy: page(() => import('../pages/api-keys/api-keys-page'), 'ApiKeysPage') },
+                    { path: 'webhooks', lazy: page(() => import('../pages/webhooks/webhooks-page'), 'WebhooksPage') },
+                    { path: 'webhooks/:endpointId', lazy: page(() => import('../pages/endpoint/endpoint-page'), 'EndpointPage') },
+                    { path: 'webhooks/:endpointId/deliveries/:deliveryId', lazy: page(() => import('../pages/endpoint/delivery-page'), 'DeliveryPage') },
                   ],
                 },
               ],
