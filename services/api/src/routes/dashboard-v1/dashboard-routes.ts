@@ -52,8 +52,8 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
     summary: 'Owner or Admin: every request with the key gets 401 once this returns. The key does not change.' },
   { method: 'post', path: '/apps/:appId/api-key/restore', command: 'authority.restoreKey', params: app,
     summary: 'Owner or Admin: the same key works again.' },
-  { method: 'post', path: '/apps/:appId/api-key/rotate', command: 'authority.rotateKey', params: app, conflicts: ['key_revoked'],
-    summary: 'Owner or Admin: a new key, shown once, with the same scopes; the old key gets 401 once this returns. Only an active key rotates: restore a revoked one first.' },
+  { method: 'post', path: '/apps/:appId/api-key/rotate', command: 'authority.rotateKey', params: app,
+    summary: 'Owner or Admin: a new active key, shown once, with the same scopes and Full access; the old key gets 401 once this returns, a revoked one included.' },
   { method: 'get', path: '/apps/:appId/api-key/audit', command: 'authority.listKeyAudit', params: app,
     summary: 'Owner or Admin: who granted, removed, revoked, restored or rotated, and when; newest first.' },
 ];
