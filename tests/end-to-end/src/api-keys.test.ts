@@ -199,7 +199,7 @@ describe('revoke, restore and rotate', () => {
     try {
       await holder.query('BEGIN');
       await holder.query('SELECT 1 FROM authority.api_keys WHERE id = $1 FOR UPDATE', [before.id]);
-      const late = impatient.call('authority.rotateKey', { actor: { member_id: owner.memberId, team_id: owner.teamId }, app_id: appId });
+      const late = impatient.call('authority.rotateKey', { session: owner.token, app_id: appId });
       await untilSomeoneWaitsOn(holder, 'the rotation to wait for the key');
       // Held until less than the notice's second is left: the rotation must not commit.
       await new Promise((resolve) => setTimeout(resolve, 700));

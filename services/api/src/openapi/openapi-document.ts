@@ -286,7 +286,7 @@ function dashboardCommandPaths(): Record<string, Record<string, unknown>> {
       security: route.public ? [] : [{ memberSession: [] }],
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(route.body
-        ? { requestBody: { required: true, content: json(bodySchema(contract.request.schema as Schema, ['actor', ...Object.values(route.params ?? {})])) } }
+        ? { requestBody: { required: true, content: json(bodySchema(contract.request.schema as Schema, ['session', ...Object.values(route.params ?? {})])) } }
         : {}),
       responses: {
         [status]: status === '204' ? { description: 'Done.' } : { description: 'Success.', content: json(contract.result.schema) },

@@ -3,7 +3,8 @@ import type { ErrorCode } from '../../http/api-error.js';
 
 /**
  * Every /dashboard/v1 route. Each is one authority command: its request is the JSON body (if
- * `body`), the path parameters (`params`) and the signed-in member as `actor` (unless `public`).
+ * `body`), the path parameters (`params`) and the member's session token as `session` (unless
+ * `public`), which the authority verifies itself.
  * The router and the OpenAPI document are both built from this table.
  */
 export interface DashboardRoute {
@@ -31,6 +32,12 @@ export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
     summary: 'Creates a team on the Free plan and its Owner; answers a session.' },
   { method: 'post', path: '/sign-in', command: 'authority.signIn', public: true, body: true,
     summary: 'Answers a session for an email and password.' },
+  { method: 'get', path: '/session', command: 'authority.getSession',
+    summary: "The session: when the token sent expires, and the member (with their current role) and team as they are now." },
+  { method: 'post', path: '/session/renew', command: 'authority.renewSession',
+    summary: "A new token for the same session, from a token still valid. It expires after the token lifetime, or at the session's absolute end (12 hours after sign-in, by default) if that comes first." },
+  { method: 'post', path: '/sign-out', command: 'authority.endSession', status: 204,
+    summary: 'Ends the session: every token of it gets 401 invalid_session from now on, on every server.' },
   { method: 'get', path: '/team', command: 'authority.getTeam', summary: "The signed-in member's team." },
   { method: 'patch', path: '/team', command: 'authority.changePlan', body: true, conflicts: ['too_many_webhook_endpoints'],
     summary: 'Owner only: changes the plan. A plan that includes fewer webhook endpoints than the team has is refused until some are deleted.' },

@@ -23,7 +23,7 @@ export function productRouter(context: RouteContext): Router {
   const appOf = async (request: Request): Promise<AppRef> => {
     const app = await context.rpc.call(
       'authority.getApp',
-      { app_id: recordId(request.params['appId']), actor: { member_id: request.member!.member_id, team_id: request.member!.team_id } },
+      { app_id: recordId(request.params['appId']), session: request.member!.token },
       { timeoutMs: context.dashboardTimeoutMs },
     );
     return { id: app.id, public_key: app.public_key };

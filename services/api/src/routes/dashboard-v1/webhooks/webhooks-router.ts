@@ -84,7 +84,7 @@ export function webhooksRouter(context: RouteContext): Router {
   const authorize = (request: Request) =>
     call(
       'authority.authorizeWebhookManagement',
-      { app_id: recordId(request.params['appId']), actor: { member_id: request.member!.member_id, team_id: request.member!.team_id } },
+      { app_id: recordId(request.params['appId']), session: request.member!.token },
       timeout,
     );
   const ownerOf = async (request: Request) => {
