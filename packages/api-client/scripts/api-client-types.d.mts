@@ -2,3 +2,5 @@
 export function restSurfaceOf(document: { paths: Record<string, unknown> }): unknown;
 /** The text of src/generated/api-v1.ts for this OpenAPI document. */
 export function generateApiClientTypes(document: unknown): Promise<string>;
+/** The types openapi-typescript gives the operations under `prefix`, as a client of that surface (the dashboard page's) is generated. */
+export function surfaceTypes(document: unknown, prefix: string): Promise<string>;

@@ -10,12 +10,16 @@ export const WEBHOOK_ENDPOINT_LIMITS = { free: 0, starter: 3, pro: Number.POSITI
 
 export const scopeSchema = { enum: SCOPE_NAMES } as const;
 
-/** Who is acting: taken from the member's verified session token, never from the request body. */
-export const actorSchema = {
-  type: 'object',
-  required: ['member_id', 'team_id'],
-  additionalProperties: false,
-  properties: { member_id: { type: 'string', format: 'uuid' }, team_id: { type: 'string', format: 'uuid' } },
+/**
+ * Who is acting: the member's signed session token, as the dashboard sent it, never a field of the
+ * request body. The answering service verifies it itself, so a session ended at sign-out is
+ * refused whichever api instance forwards it.
+ */
+export const sessionTokenSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 4096,
+  description: "The member's session token (a JWT), verified by the service that answers.",
 } as const;
 
 export const memberSchema = {

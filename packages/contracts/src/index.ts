@@ -12,7 +12,7 @@ export { MAX_RECORD_ID } from './record-id.js';
 export { isUuid } from './uuid.js';
 export type { Scope } from './scopes.js';
 export type { Plan } from './authority-views.js';
-export { ROLES, PLANS, WEBHOOK_ENDPOINT_LIMITS, KEY_ACTIONS, actorSchema, apiKeySchema, appSchema, memberSchema, teamSchema, keyAuditEntrySchema } from './authority-views.js';
+export { ROLES, PLANS, WEBHOOK_ENDPOINT_LIMITS, KEY_ACTIONS, sessionTokenSchema, apiKeySchema, appSchema, memberSchema, teamSchema, keyAuditEntrySchema } from './authority-views.js';
 export { keyChangeContract, keyUsageContract } from './authority-events.js';
 export type { KeyChange, KeyUsage } from './authority-events.js';
 export {

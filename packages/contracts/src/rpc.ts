@@ -1,7 +1,6 @@
 import { defineContract, requiredText } from './contract.js';
 import { EVENT_NAMES } from './event-names.js';
 import {
-  actorSchema,
   apiKeySchema,
   appSchema,
   keyAuditEntrySchema,
@@ -9,6 +8,7 @@ import {
   PLANS,
   ROLES,
   scopeSchema,
+  sessionTokenSchema,
   teamSchema,
 } from './authority-views.js';
 import { recordIdSchema } from './record-id.js';
@@ -142,28 +142,30 @@ const sessionResult = {
   required: ['token', 'expires_at', 'member', 'team'],
   additionalProperties: false,
   properties: {
-    token: { type: 'string', description: 'Member session token (JWT), short-lived.' },
-    expires_at: { type: 'string', format: 'date-time' },
+    token: { type: 'string', description: 'Member session token (JWT), short-lived: renew it before `expires_at`.' },
+    expires_at: { type: 'string', format: 'date-time', description: 'When this token expires: renew it before then.' },
     member: memberSchema,
     team: teamSchema,
   },
 } as const;
 
-function actorOnly(name: string) {
+/** A command whose only field is the acting member's session. */
+function sessionOnly(name: string) {
   return defineContract(name, {
     type: 'object',
-    required: ['actor'],
+    required: ['session'],
     additionalProperties: false,
-    properties: { actor: actorSchema },
+    properties: { session: sessionTokenSchema },
   } as const);
 }
 
-function withActor<const P extends Record<string, unknown>, const R extends readonly string[]>(properties: P, required: R) {
+/** A command on behalf of a signed-in member, with these fields. */
+function withSession<const P extends Record<string, unknown>, const R extends readonly string[]>(properties: P, required: R) {
   return {
     type: 'object',
-    required: ['actor', ...required],
+    required: ['session', ...required],
     additionalProperties: false,
-    properties: { actor: actorSchema, ...properties },
+    properties: { session: sessionTokenSchema, ...properties },
   } as const;
 }
 
@@ -254,6 +256,36 @@ export const rpcMethods = {
     } as const),
     result: defineContract('authority.signIn.result', sessionResult),
   },
+  /**
+   * The session the token belongs to, as it is now: when this token expires, and the member and
+   * team read afresh. Errors: session_invalid (expired, ended, or not ours).
+   */
+  'authority.getSession': {
+    request: sessionOnly('authority.getSession.request'),
+    result: defineContract('authority.getSession.result', {
+      type: 'object',
+      required: ['expires_at', 'member', 'team'],
+      additionalProperties: false,
+      properties: {
+        expires_at: { type: 'string', format: 'date-time', description: 'When the token sent expires.' },
+        member: memberSchema,
+        team: teamSchema,
+      },
+    } as const),
+  },
+  /**
+   * A new token for the same session, from a token still valid: it expires after the token
+   * lifetime, or at the session's absolute end if that comes first. Errors: session_invalid.
+   */
+  'authority.renewSession': {
+    request: sessionOnly('authority.renewSession.request'),
+    result: defineContract('authority.renewSession.result', sessionResult),
+  },
+  /** Sign-out: the session ends, and every token of it is refused from now on. Errors: session_invalid. */
+  'authority.endSession': {
+    request: sessionOnly('authority.endSession.request'),
+    result: defineContract('authority.endSession.result', { type: 'object', additionalProperties: false } as const),
+  },
   /** The public keys that verify member session tokens (a JSON Web Key Set). */
   'authority.getSessionKeys': {
     request: defineContract('authority.getSessionKeys.request', { type: 'object', additionalProperties: false } as const),
@@ -265,22 +297,22 @@ export const rpcMethods = {
     } as const),
   },
   'authority.getTeam': {
-    request: actorOnly('authority.getTeam.request'),
+    request: sessionOnly('authority.getTeam.request'),
     result: defineContract('authority.getTeam.result', teamSchema),
   },
   /** Owner only. Errors: too_many_webhook_endpoints (the team has more than the plan includes), service_unavailable. */
   'authority.changePlan': {
-    request: defineContract('authority.changePlan.request', withActor({ plan: { enum: PLANS } }, ['plan'])),
+    request: defineContract('authority.changePlan.request', withSession({ plan: { enum: PLANS } }, ['plan'])),
     result: defineContract('authority.changePlan.result', teamSchema),
   },
   'authority.listMembers': {
-    request: actorOnly('authority.listMembers.request'),
+    request: sessionOnly('authority.listMembers.request'),
     result: defineContract('authority.listMembers.result', listOf(memberSchema)),
   },
   /** Owner or Admin; only an Owner adds an Admin or an Owner. Errors: email_taken. */
   'authority.addMember': {
     atMostOnce: true,
-    request: defineContract('authority.addMember.request', withActor({
+    request: defineContract('authority.addMember.request', withSession({
       name: requiredText(200),
       email: { type: 'string', format: 'email', maxLength: 320 },
       password: { type: 'string', minLength: 12, maxLength: 200 },
@@ -290,22 +322,22 @@ export const rpcMethods = {
   },
   /** Owner only. Errors: last_owner. */
   'authority.changeRole': {
-    request: defineContract('authority.changeRole.request', withActor({ member_id: { type: 'string', format: 'uuid' }, role: { enum: ROLES } }, ['member_id', 'role'])),
+    request: defineContract('authority.changeRole.request', withSession({ member_id: { type: 'string', format: 'uuid' }, role: { enum: ROLES } }, ['member_id', 'role'])),
     result: defineContract('authority.changeRole.result', memberSchema),
   },
   /** Owner, or Admin removing a Member. Errors: last_owner. */
   'authority.removeMember': {
-    request: defineContract('authority.removeMember.request', withActor({ member_id: { type: 'string', format: 'uuid' } }, ['member_id'])),
+    request: defineContract('authority.removeMember.request', withSession({ member_id: { type: 'string', format: 'uuid' } }, ['member_id'])),
     result: defineContract('authority.removeMember.result', { type: 'object', additionalProperties: false } as const),
   },
   'authority.listApps': {
-    request: actorOnly('authority.listApps.request'),
+    request: sessionOnly('authority.listApps.request'),
     result: defineContract('authority.listApps.result', listOf(appSchema)),
   },
   /** Owner or Admin. The key's value is not in the result: it is shown only by a rotation. */
   'authority.createApp': {
     atMostOnce: true,
-    request: defineContract('authority.createApp.request', withActor({ name: requiredText(200) }, ['name'])),
+    request: defineContract('authority.createApp.request', withSession({ name: requiredText(200) }, ['name'])),
     result: defineContract('authority.createApp.result', {
       type: 'object',
       required: ['app', 'api_key'],
@@ -315,12 +347,12 @@ export const rpcMethods = {
   },
   /** Owner or Admin. */
   'authority.getApiKey': {
-    request: defineContract('authority.getApiKey.request', withActor({ app_id: recordIdSchema }, ['app_id'])),
+    request: defineContract('authority.getApiKey.request', withSession({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.getApiKey.result', apiKeySchema),
   },
   /** Owner or Admin: grant or remove scopes, or set Full access. */
   'authority.changeKeyScopes': {
-    request: defineContract('authority.changeKeyScopes.request', withActor({
+    request: defineContract('authority.changeKeyScopes.request', withSession({
       app_id: recordIdSchema,
       grant: { type: 'array', items: scopeSchema, uniqueItems: true, maxItems: 20 },
       remove: { type: 'array', items: scopeSchema, uniqueItems: true, maxItems: 20 },
@@ -330,19 +362,19 @@ export const rpcMethods = {
   },
   /** Owner or Admin. Returns once every api instance has dropped the key. */
   'authority.revokeKey': {
-    request: defineContract('authority.revokeKey.request', withActor({ app_id: recordIdSchema }, ['app_id'])),
+    request: defineContract('authority.revokeKey.request', withSession({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.revokeKey.result', apiKeySchema),
   },
   'authority.restoreKey': {
-    request: defineContract('authority.restoreKey.request', withActor({ app_id: recordIdSchema }, ['app_id'])),
+    request: defineContract('authority.restoreKey.request', withSession({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.restoreKey.result', apiKeySchema),
   },
   /**
-   * Owner or Admin. The result holds the new secret key, shown once; the old one is refused at
-   * once. Errors: key_revoked (only an active key rotates).
+   * Owner or Admin. The result holds the new secret key, shown once, active even if the key was
+   * revoked; the old one is refused at once.
    */
   'authority.rotateKey': {
-    request: defineContract('authority.rotateKey.request', withActor({ app_id: recordIdSchema }, ['app_id'])),
+    request: defineContract('authority.rotateKey.request', withSession({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.rotateKey.result', {
       type: 'object',
       required: ['api_key', 'secret_key'],
@@ -363,7 +395,7 @@ export const rpcMethods = {
   },
   /** Owner or Admin. Newest first. */
   'authority.listKeyAudit': {
-    request: defineContract('authority.listKeyAudit.request', withActor({ app_id: recordIdSchema }, ['app_id'])),
+    request: defineContract('authority.listKeyAudit.request', withSession({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.listKeyAudit.result', listOf(keyAuditEntrySchema)),
   },
   /**
@@ -406,7 +438,7 @@ export const rpcMethods = {
   },
   /** Any member of the app's team. Errors: not_found (not an app of this team). */
   'authority.getApp': {
-    request: defineContract('authority.getApp.request', withActor({ app_id: recordIdSchema }, ['app_id'])),
+    request: defineContract('authority.getApp.request', withSession({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.getApp.result', appSchema),
   },
   /** Creates an endpoint; the result shows its signing secret, once. Errors: plan_limit_reached, unsafe_url. */
@@ -498,7 +530,7 @@ export const rpcMethods = {
    * Answers the app and the team's plan. Errors: insufficient_role, not_found.
    */
   'authority.authorizeWebhookManagement': {
-    request: defineContract('authority.authorizeWebhookManagement.request', withActor({ app_id: recordIdSchema }, ['app_id'])),
+    request: defineContract('authority.authorizeWebhookManagement.request', withSession({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.authorizeWebhookManagement.result', appWithPlanSchema),
   },
   /** Send test: a webhook.ping to this endpoint only, through the delivery pipeline. */

@@ -1,4 +1,7 @@
-import type pg from 'pg';
+/** Where the statement runs: a `pg.Pool`, or a service's Prisma client through `$executeRawUnsafe`. */
+export interface StatementRunner {
+  query(text: string, values: unknown[]): Promise<{ rowCount: number | null }>;
+}
 
 /**
  * Runs a DELETE that takes at most `batchSize` rows (its last parameter) again until it takes
@@ -6,7 +9,7 @@ import type pg from 'pg';
  * early, between batches, once `signal` is aborted. Answers how many rows it deleted.
  */
 export async function deleteInBatches(
-  pool: pg.Pool,
+  pool: StatementRunner,
   statement: { text: string; values: unknown[] },
   batchSize: number,
   signal?: AbortSignal,

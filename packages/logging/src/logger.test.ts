@@ -54,6 +54,17 @@ describe('createLogger', () => {
     expect(line).toContain('sk_live_[redacted]');
   });
 
+  it('redacts a member session token, in a field named session and in any text', () => {
+    const { logger, lines } = capture();
+    const token = 'eyJhbGciOiJFZERTQSIsImtpZCI6IjEyIn0.eyJzdWIiOiJtZW1iZXIiLCJzaWQiOiJzIn0.c2lnbmF0dXJlLXNpZ25hdHVyZQ';
+    logger.warn(`refused ${token}`, { request: { session: 'not-a-jwt-but-still-hidden', app_id: 7 }, note: `sent ${token} again` });
+    const line = lines.join('');
+    expect(line).not.toContain(token);
+    expect(line).not.toContain('not-a-jwt-but-still-hidden');
+    expect(line).toContain('[redacted-jwt]');
+    expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({ request: { session: '[redacted]', app_id: 7 } });
+  });
+
   it('redacts secrets inside logged errors', () => {
     const { logger, lines } = capture();
     logger.error('failed', { error: new Error('bad key sk_live_abcdefabcdef') });

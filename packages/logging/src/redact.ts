@@ -3,12 +3,15 @@
  * entry, both on field names that usually hold secrets and on values that look like one of our
  * secret formats, so a secret that slips into a message or an error text is still masked.
  */
-const SECRET_FIELD = /secret|password|passwd|authorization|cookie|token|api[_-]?key|key[_-]?hash|signature/i;
+// `session`: a dashboard command carries the member's signed session token under that name.
+const SECRET_FIELD = /secret|password|passwd|authorization|cookie|token|api[_-]?key|key[_-]?hash|signature|^session$/i;
 
 const SECRET_VALUE_PATTERNS: ReadonlyArray<[RegExp, string]> = [
   [/sk_live_[A-Za-z0-9]+/g, 'sk_live_[redacted]'],
   [/whsec_[A-Za-z0-9+/=_-]+/g, 'whsec_[redacted]'],
   [/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, 'Bearer [redacted]'],
+  // A JSON Web Token (a member session) anywhere else: its header is base64url JSON, so "eyJ".
+  [/\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g, '[redacted-jwt]'],
   // SHA-256 hashes of keys and HMAC signatures are 64 hex characters.
   [/\b[a-f0-9]{64}\b/gi, '[redacted-hex]'],
 ];

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { defineContract } from '@feedback/contracts';
 import { createLogger } from '@feedback/logging';
@@ -291,8 +290,7 @@ describe('messaging over a real broker', () => {
       await doomed.assertQueue(rpcQueue, QUORUM_QUEUE);
       const taken: string[] = [];
       await doomed.consume(rpcQueue, (message) => message && taken.push(message.properties.type as string));
-      const actor = { member_id: randomUUID(), team_id: randomUUID() };
-      const creation = client.call('authority.createApp', { actor, name: 'Twice?' });
+      const creation = client.call('authority.createApp', { session: 'a session token', name: 'Twice?' });
       const lookup = client.call('authority.verifySecretKey', { key_hash: 'c'.repeat(64) });
       await eventually(() => (taken.length === 2 ? true : undefined), { what: 'both requests taken' });
       await doomed.close();

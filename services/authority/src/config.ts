@@ -17,7 +17,18 @@ export const authorityEnvironment = {
     secret: true,
     check: (value) => void sessionSigningKeyOf(value),
   }),
-  SESSION_TTL_SECONDS: integer({ description: 'lifetime of a member session token', default: 900, min: 60, max: 86_400 }),
+  SESSION_TTL_SECONDS: integer({
+    description: 'lifetime of a member session token; a session not renewed for this long has expired',
+    default: 900,
+    min: 60,
+    max: 86_400,
+  }),
+  SESSION_MAX_SECONDS: integer({
+    description: 'absolute end of a member session, counted from sign-in, however often it is renewed',
+    default: 43_200,
+    min: 60,
+    max: 2_592_000,
+  }),
   RPC_TIMEOUT_MS: integer({ description: 'time limit of a call to another service (the webhook worker, before and after lowering a plan)', default: 3000, min: 50 }),
   KEY_CHANGE_TIMEOUT_MS: integer({
     description: 'how long a key change waits for every api instance to confirm it',
@@ -35,6 +46,7 @@ export interface AuthorityConfig {
   healthPort: number;
   sessionSigningKey: string;
   sessionTtlSeconds: number;
+  sessionMaxSeconds: number;
   keyChangeTimeoutMs: number;
   rpcTimeoutMs: number;
   logLevel: string;
@@ -71,6 +83,7 @@ export function readAuthorityConfig(env: Record<string, string | undefined> = pr
     healthPort: values.HEALTH_PORT,
     sessionSigningKey: sessionSigningKeyOf(values.SESSION_SIGNING_KEY),
     sessionTtlSeconds: values.SESSION_TTL_SECONDS,
+    sessionMaxSeconds: values.SESSION_MAX_SECONDS,
     keyChangeTimeoutMs: values.KEY_CHANGE_TIMEOUT_MS,
     rpcTimeoutMs: values.RPC_TIMEOUT_MS,
     logLevel: values.LOG_LEVEL,

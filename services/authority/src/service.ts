@@ -1,8 +1,9 @@
 import type { Server } from 'node:http';
 import type { Logger } from '@feedback/logging';
 import { Broker, RpcClient, RpcError, serveRpc, topologyNames } from '@feedback/messaging';
-import { Lifecycle, brokerAndDatabaseChecks, closeServer, createMetricsRegistry, startHealthServer } from '@feedback/service-runtime';
+import { Lifecycle, brokerAndDatabaseChecks, closeServer, createMetricsRegistry, retentionPruning, startHealthServer } from '@feedback/service-runtime';
 import type { ShutdownStep } from '@feedback/service-runtime';
+import { memberAccess } from './access/actor.js';
 import type { AuthorityConfig } from './config.js';
 import { connectAuthorityDatabase, migrateAuthorityDatabase } from './database.js';
 import type { PrismaClient } from './database.js';
@@ -12,7 +13,9 @@ import { keyCommands } from './keys/key-commands.js';
 import { consumeKeyUsage } from './keys/key-usage-consumer.js';
 import { verifySecretKey } from './keys/verify-secret-key.js';
 import { memberCommands } from './members/members.js';
+import { pruneMemberSessions } from './members/prune-sessions.js';
 import { SessionSigner } from './members/session-tokens.js';
+import { sessionCommands } from './members/sessions.js';
 import { changePlanCommand } from './teams/change-plan.js';
 
 export interface AuthorityService {
@@ -28,19 +31,21 @@ const API_INSTANCE_LEASE_GRACE_MS = 5_000;
 
 /** Migrates the authority's schema, then answers its RPC methods until stopped. */
 export async function startAuthority(config: AuthorityConfig, logger: Logger): Promise<AuthorityService> {
-  const signer = new SessionSigner(config.sessionSigningKey, config.sessionTtlSeconds);
+  const signer = new SessionSigner(config.sessionSigningKey);
   await migrateAuthorityDatabase(config.databaseUrl, logger);
   const prisma = connectAuthorityDatabase(config.databaseUrl, config.databasePoolSize);
   const names = topologyNames(config.brokerNamespace);
   const broker = Broker.connect({ url: config.amqpUrl, connectionName: 'authority', logger });
   const leases = apiInstanceLeases(prisma, API_INSTANCE_LEASE_GRACE_MS);
   const notifier = new KeyChangeNotifier(broker, names, logger, leases, config.keyChangeTimeoutMs);
-  const members = memberCommands(prisma, signer);
-  const keys = keyCommands(prisma, notifier);
+  const access = memberAccess(prisma, signer);
+  const sessions = sessionCommands(prisma, signer, access, { ttlSeconds: config.sessionTtlSeconds, maxSeconds: config.sessionMaxSeconds });
+  const members = memberCommands(prisma, signer, access, sessions);
+  const keys = keyCommands(prisma, access, notifier);
   // The authority's own calls: the webhook worker counts a team's endpoints before a plan change.
   const metrics = createMetricsRegistry('authority');
   const rpcClient = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs, metrics });
-  const changePlan = changePlanCommand(prisma, notifier, async (teamId) => {
+  const changePlan = changePlanCommand(prisma, access, notifier, async (teamId) => {
     const { count } = await rpcClient.call('webhook-worker.countTeamEndpoints', { team_id: teamId });
     return count;
   }, logger);
@@ -53,6 +58,9 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
       'authority.signUp': members.signUp,
       'authority.signIn': members.signIn,
       'authority.getSessionKeys': members.getSessionKeys,
+      'authority.getSession': sessions.getSession,
+      'authority.renewSession': sessions.renewSession,
+      'authority.endSession': sessions.endSession,
       'authority.getTeam': members.getTeam,
       'authority.listMembers': members.listMembers,
       'authority.addMember': members.addMember,
@@ -80,6 +88,8 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
     },
   });
   const usage = consumeKeyUsage(broker, names, prisma, logger, metrics);
+  const pruning = retentionPruning(logger, [{ what: 'ended and expired member sessions', prune: (signal) => pruneMemberSessions(prisma, { signal }) }]);
+  pruning.start();
   const lifecycle = new Lifecycle(logger);
   const healthServer = await startHealthServer({
     port: config.healthPort,
@@ -91,6 +101,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
     { name: 'stop answering rpc', run: () => rpc.stop() },
     { name: 'close rpc client', run: () => rpcClient.close() },
     { name: 'stop recording key usage', run: () => usage.stop() },
+    { name: 'stop deleting old sessions', run: () => pruning.stop() },
     { name: 'close key change notifier', run: () => notifier.close() },
     { name: 'close broker', run: () => broker.close() },
     { name: 'close database', run: () => prisma.$disconnect() },

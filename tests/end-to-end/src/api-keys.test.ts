@@ -199,7 +199,7 @@ describe('revoke, restore and rotate', () => {
     try {
       await holder.query('BEGIN');
       await holder.query('SELECT 1 FROM authority.api_keys WHERE id = $1 FOR UPDATE', [before.id]);
-      const late = impatient.call('authority.rotateKey', { actor: { member_id: owner.memberId, team_id: owner.teamId }, app_id: appId });
+      const late = impatient.call('authority.rotateKey', { session: owner.token, app_id: appId });
       await untilSomeoneWaitsOn(holder, 'the rotation to wait for the key');
       // Held until less than the notice's second is left: the rotation must not commit.
       await new Promise((resolve) => setTimeout(resolve, 700));
@@ -220,23 +220,36 @@ describe('revoke, restore and rotate', () => {
     expect((audit.body['items'] as Array<{ action: string }>).filter((item) => item.action === 'rotated')).toHaveLength(1);
   });
 
-  it('rotate: refused with 409 key_revoked while the key is revoked, which stays revoked and unchanged', async () => {
+  it('rotate: a revoked key becomes a new active key with the same scopes and Full access, and the revoked value stays refused', async () => {
     const { appId, secretKey } = await newApp();
+    await dashboard('PATCH', `/dashboard/v1/apps/${appId}/api-key`, { grant: ['suggestions:write'], full_access: true });
     await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/revoke`);
-    const before = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key`);
     const rotated = await dashboard('POST', `/dashboard/v1/apps/${appId}/api-key/rotate`);
-    expect(rotated.status).toBe(409);
-    expect(rotated.body).toMatchObject({ error: 'key_revoked' });
-    expect(rotated.body).not.toHaveProperty('secret_key');
-    const view = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key`);
-    expect(view.body).toEqual(before.body);
-    expect(view.body).toMatchObject({ status: 'revoked', display_prefix: `${secretKey.slice(0, 12)}…` });
+    expect(rotated.status).toBe(200);
+    const fresh = rotated.body['secret_key'] as string;
+    secrets.push(fresh);
+    expect(fresh).toMatch(/^sk_live_/);
+    expect(rotated.body['api_key']).toMatchObject({
+      status: 'active',
+      scopes: ['suggestions:read', 'tickets:read', 'suggestions:write'],
+      full_access: true,
+      display_prefix: `${fresh.slice(0, 12)}…`,
+    });
+    const old = await createSuggestion(secretKey);
+    expect(old.status).toBe(401);
+    expect(old.body).toMatchObject({ error: 'invalid_api_key' });
+    expect((await createSuggestion(fresh)).status).toBe(201);
+    // Full access is kept: a scope the key never listed works too.
+    expect((await record(call(url(), 'GET', '/api/v1/analytics', { key: fresh }))).status).toBe(200);
     const audit = await dashboard('GET', `/dashboard/v1/apps/${appId}/api-key/audit`);
-    // The rotation that showed the app's first key, then the revocation; the refused rotation changed nothing.
-    expect((audit.body['items'] as Array<{ action: string }>).map((item) => item.action)).toEqual(['revoked', 'rotated', 'created']);
-    const refused = await createSuggestion(secretKey);
-    expect(refused.body).toMatchObject({ error: 'revoked_api_key' });
-    expect(refused.body['message']).not.toMatch(/rotate/i);
+    expect((audit.body['items'] as Array<{ action: string }>).map((item) => item.action)).toEqual([
+      'rotated',
+      'revoked',
+      'full_access_granted',
+      'scopes_granted',
+      'rotated',
+      'created',
+    ]);
   });
 });
 

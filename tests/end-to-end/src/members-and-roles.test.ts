@@ -8,6 +8,8 @@ let system: RunningSystem;
 let owner: Owner;
 let appId: number;
 const url = () => system.api.url;
+/** Every session token this file was given, checked at the end against the logs. */
+const tokens: string[] = [];
 
 async function addMember(role: 'owner' | 'admin' | 'member', token = owner.token) {
   const email = `${role}-${Math.random().toString(36).slice(2, 8)}@example.com`;
@@ -16,13 +18,32 @@ async function addMember(role: 'owner' | 'admin' | 'member', token = owner.token
   return { added, email, password };
 }
 
-async function signIn(email: string, password: string) {
-  return call<{ token: string }>(url(), 'POST', '/dashboard/v1/sign-in', { body: { email, password } });
+interface Session {
+  token: string;
+  expires_at: string;
+  member: { id: string; role: string };
+  team: { id: string };
 }
+
+async function signIn(email: string, password: string, baseUrl = url()) {
+  const answer = await call<Session>(baseUrl, 'POST', '/dashboard/v1/sign-in', { body: { email, password } });
+  if (answer.body.token) tokens.push(answer.body.token);
+  return answer;
+}
+
+async function renew(token: string, baseUrl = url()) {
+  const answer = await call<Session>(baseUrl, 'POST', '/dashboard/v1/session/renew', { token });
+  if (answer.body.token) tokens.push(answer.body.token);
+  return answer;
+}
+
+/** The session a token names (its `sid` claim). */
+const sessionOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { sid: string }).sid;
 
 beforeAll(async () => {
   system = await startSystem();
   owner = await signUpTeam(system.api.url, 'pro');
+  tokens.push(owner.token);
   appId = (await createApp(system.api.url, owner.token)).appId;
 }, 60_000);
 
@@ -178,3 +199,84 @@ describe('roles', () => {
     expect(revoke.status).toBe(404);
   });
 });
+
+describe('sessions', () => {
+  it('answers the session: when the token sent expires, and the member and team as they are now, so a changed role shows at once', async () => {
+    const { added, email, password } = await addMember('admin');
+    const signedIn = await signIn(email, password);
+    await call(url(), 'PATCH', `/dashboard/v1/members/${added.body.id}`, { token: owner.token, body: { role: 'member' } });
+    const session = await call<Session>(url(), 'GET', '/dashboard/v1/session', { token: signedIn.body.token });
+    expect(session.status).toBe(200);
+    expect(session.body).toEqual({
+      expires_at: signedIn.body.expires_at,
+      member: { ...signedIn.body.member, role: 'member' },
+      team: signedIn.body.team,
+    });
+  });
+
+  it('renews a token still valid: a token of the same session that works, expiring no earlier', async () => {
+    const { email, password } = await addMember('member');
+    const signedIn = await signIn(email, password);
+    const renewed = await renew(signedIn.body.token);
+    expect(renewed.status).toBe(200);
+    expect(Object.keys(renewed.body).sort()).toEqual(['expires_at', 'member', 'team', 'token']);
+    expect(sessionOf(renewed.body.token)).toBe(sessionOf(signedIn.body.token));
+    expect(Date.parse(renewed.body.expires_at)).toBeGreaterThanOrEqual(Date.parse(signedIn.body.expires_at));
+    expect(renewed.body.member).toEqual(signedIn.body.member);
+    expect((await call(url(), 'GET', '/dashboard/v1/team', { token: renewed.body.token })).status).toBe(200);
+  });
+
+  it('refuses to renew a session past its absolute end, with 401 invalid_session', async () => {
+    const { email, password } = await addMember('member');
+    const { token } = (await signIn(email, password)).body;
+    // The working day over: the session's absolute end has passed, though this token has not expired.
+    await system.authority.prisma.memberSession.update({ where: { id: sessionOf(token) }, data: { latestEndAt: new Date(Date.now() - 1000) } });
+    const refused = await call(url(), 'POST', '/dashboard/v1/session/renew', { token });
+    expect({ status: refused.status, error: refused.body['error'] }).toEqual({ status: 401, error: 'invalid_session' });
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer realm="dashboard"/);
+  });
+
+  it('ends the session at sign-out: every token of it gets 401 invalid_session on every dashboard route, on every api instance', async () => {
+    const other = await system.startAnotherApi();
+    const first = (await signIn(owner.email, owner.password)).body.token;
+    const second = (await renew(first)).body.token;
+    const routes = [
+      ['GET', '/dashboard/v1/team'],
+      ['GET', `/dashboard/v1/apps/${appId}/api-key`],
+      ['GET', `/dashboard/v1/apps/${appId}/suggestions`],
+      ['GET', `/dashboard/v1/apps/${appId}/webhooks`],
+      ['GET', '/dashboard/v1/session'],
+      ['POST', '/dashboard/v1/session/renew'],
+    ] as const;
+    // Both tokens work on both instances until then (a renewal's answer is a new token, not kept).
+    for (const [method, path] of routes) {
+      for (const [instance, token] of [[other.url, first], [url(), second]] as const) {
+        expect({ instance, method, path, status: (await call(instance, method, path, { token })).status }).toEqual({ instance, method, path, status: 200 });
+      }
+    }
+    const signedOut = await call(url(), 'POST', '/dashboard/v1/sign-out', { token: second });
+    expect(signedOut.status).toBe(204);
+    for (const [method, path] of [...routes, ['POST', '/dashboard/v1/sign-out'] as const]) {
+      for (const [instance, token] of [[other.url, first], [url(), second]] as const) {
+        const answer = await call(instance, method, path, { token });
+        expect({ instance, method, path, status: answer.status, error: answer.body['error'] }).toEqual({ instance, method, path, status: 401, error: 'invalid_session' });
+      }
+    }
+  });
+
+  it("ends only the session signed out: the member's other sign-ins go on", async () => {
+    const { email, password } = await addMember('member');
+    const leaving = (await signIn(email, password)).body.token;
+    const staying = (await signIn(email, password)).body.token;
+    expect((await call(url(), 'POST', '/dashboard/v1/sign-out', { token: leaving })).status).toBe(204);
+    expect((await call(url(), 'GET', '/dashboard/v1/team', { token: staying })).status).toBe(200);
+    expect((await renew(staying)).status).toBe(200);
+  });
+
+  it('never writes a session token to a log line', () => {
+    expect(tokens.length).toBeGreaterThan(10);
+    const logs = system.logs.join('\n');
+    for (const token of tokens) expect(logs).not.toContain(token);
+  });
+});
+

@@ -10,6 +10,11 @@ export interface MemberSession {
   role: string;
   /** For display as an event's sender. */
   name: string;
+  /**
+   * The signed token itself. Every command to the authority carries it, and the authority verifies
+   * it again: the check here is an early refusal, which cannot know that a session has ended.
+   */
+  token: string;
 }
 
 declare global {
@@ -39,10 +44,8 @@ class SessionKeys {
   }
 }
 
-function invalidSession(): ApiError {
-  return new ApiError('invalid_session', 'Sign in again: the session is missing, expired or invalid.', {}, {
-    'WWW-Authenticate': 'Bearer realm="dashboard"',
-  });
+export function invalidSession(message = 'Sign in again: the session is missing, expired or invalid.'): ApiError {
+  return new ApiError('invalid_session', message, {}, { 'WWW-Authenticate': 'Bearer realm="dashboard"' });
 }
 
 /** Verifies the member session token the authority signed (asymmetric: api holds only the public key). */
@@ -66,6 +69,7 @@ export function memberAuth(rpc: RpcClient): RequestHandler {
         team_id: String(payload['team_id']),
         role: String(payload['role']),
         name: String(payload['name'] ?? ''),
+        token,
       };
       next();
     } catch (error) {

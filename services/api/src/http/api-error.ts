@@ -18,7 +18,6 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   email_taken: 409,
   last_owner: 409,
-  key_revoked: 409,
   user_erased: 410,
   too_many_webhook_endpoints: 409,
   invalid_transition: 409,

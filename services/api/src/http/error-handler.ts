@@ -3,6 +3,7 @@ import { ContractViolation } from '@feedback/contracts';
 import { isDatabaseUnavailable, isTransactionConflict } from '@feedback/database';
 import { redactText, redactValue } from '@feedback/logging';
 import { RpcError, RpcTimeoutError } from '@feedback/messaging';
+import { invalidSession } from '../auth/member-auth.js';
 import { ApiError, ERROR_STATUS } from './api-error.js';
 import type { ErrorCode } from './api-error.js';
 
@@ -12,7 +13,6 @@ const PASSED_THROUGH_RPC_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'not_found',
   'email_taken',
   'last_owner',
-  'key_revoked',
   'too_many_webhook_endpoints',
   'service_unavailable',
   'invalid_credentials',
@@ -58,7 +58,8 @@ function toApiError(error: unknown): ApiError {
   if (isTransactionConflict(error)) {
     return new ApiError('service_unavailable', 'The request met other changes to the same records and was not applied. Retry shortly.', {}, { 'Retry-After': '1' });
   }
-  if (error instanceof RpcError && error.code === 'session_invalid') return new ApiError('invalid_session', error.message);
+  // The authority's own check of the session: ended at sign-out, past its end, or its member gone.
+  if (error instanceof RpcError && error.code === 'session_invalid') return invalidSession(error.message);
   // A request the other service refused by its contract: the client sent it, so it is a 400 (its
   // text names what the client sent, redacted as above).
   if (error instanceof RpcError && error.code === 'contract_violation') return new ApiError('validation_failed', redactText(error.message));

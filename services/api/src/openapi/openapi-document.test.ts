@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { Router } from 'express';
+import { ERROR_STATUS } from '../http/api-error.js';
 import { routesOf } from '../http/method-not-allowed.js';
 import { apiV1Router } from '../routes/api-v1/api-v1-router.js';
 import { dashboardRouter } from '../routes/dashboard-v1/dashboard-router.js';
@@ -41,7 +42,62 @@ describe('the OpenAPI document', () => {
       .filter(([path]) => path !== '/api/v1/openapi.json')
       .flatMap(([path, methods]) => Object.keys(methods ?? {}).map((method) => `${method} ${path}`));
     expect(mounted.length).toBeGreaterThan(30);
+    expect(mounted).toEqual(expect.arrayContaining([
+      'get /dashboard/v1/session',
+      'post /dashboard/v1/session/renew',
+      'post /dashboard/v1/sign-out',
+      'get /dashboard/v1/apps/{appId}/suggestions/{suggestionId}',
+      'get /dashboard/v1/apps/{appId}/suggestions/{suggestionId}/comments',
+      'get /dashboard/v1/apps/{appId}/tickets/{ticketId}',
+      'get /dashboard/v1/apps/{appId}/tickets/{ticketId}/messages',
+    ]));
     expect([...new Set(mounted)].sort()).toEqual(described.sort());
+  });
+
+  /** Every /dashboard/v1 operation, with its responses. */
+  const dashboardOperations = () =>
+    Object.entries(paths)
+      .filter(([path]) => path.startsWith('/dashboard/v1/'))
+      .flatMap(([path, methods]) =>
+        Object.entries(methods ?? {}).map(([method, operation]) => ({
+          operation: `${method} ${path}`,
+          responses: (operation as { responses: Record<string, { content?: { 'application/json'?: { schema?: Record<string, unknown> } } }> }).responses,
+        })),
+      );
+
+  it('gives every /dashboard/v1 operation one success answer, its body described unless it is 204', () => {
+    const operations = dashboardOperations();
+    expect(operations.length).toBeGreaterThan(35);
+    for (const { operation, responses } of operations) {
+      const successes = Object.entries(responses).filter(([status]) => status.startsWith('2'));
+      const described = successes.map(([status, response]) => {
+        const schema = response.content?.['application/json']?.schema;
+        return { status, described: status === '204' ? schema === undefined : schema !== undefined && ['$ref', 'properties'].some((key) => key in schema) };
+      });
+      expect({ operation, described }).toEqual({ operation, described: [{ status: expect.any(String), described: true }] });
+    }
+  });
+
+  it('names the codes of every /dashboard/v1 error answer, each a code answered with that status', () => {
+    for (const { operation, responses } of dashboardOperations()) {
+      for (const [status, response] of Object.entries(responses).filter(([code]) => !code.startsWith('2'))) {
+        const schema = response.content?.['application/json']?.schema as { properties?: { error?: { enum?: string[] } } } | undefined;
+        const codes = schema?.properties?.error?.enum ?? [];
+        const misplaced = codes.filter((code) => String(ERROR_STATUS[code as keyof typeof ERROR_STATUS]) !== status);
+        expect({ operation, status, named: codes.length > 0, misplaced }).toEqual({ operation, status, named: true, misplaced: [] });
+      }
+    }
+  });
+
+  it('tells a member route its 401 invalid_session, and only the routes that need a role their 403 insufficient_role', () => {
+    const codesOf = (path: string, method: string, status: string) =>
+      (paths[path]?.[method] as { responses: Record<string, { content: { 'application/json': { schema: { properties: { error: { enum: string[] } } } } } }> } | undefined)
+        ?.responses[status]?.content['application/json'].schema.properties.error.enum;
+    expect(codesOf('/dashboard/v1/session/renew', 'post', '401')).toEqual(['invalid_session']);
+    expect(codesOf('/dashboard/v1/sign-in', 'post', '401')).toEqual(['invalid_credentials']);
+    expect(codesOf('/dashboard/v1/apps/{appId}/suggestions/{suggestionId}', 'get', '403')).toBeUndefined();
+    expect(codesOf('/dashboard/v1/apps/{appId}/api-key/rotate', 'post', '403')).toEqual(['insufficient_role']);
+    expect(codesOf('/dashboard/v1/apps/{appId}/api-key/rotate', 'post', '409')).toBeUndefined();
   });
 
   it('declares the three security schemes, and the public routes need none', () => {
@@ -58,7 +114,11 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('never describes an actor field in a request body: the acting member comes from the session', () => {
-    expect(JSON.stringify(paths['/dashboard/v1/apps/{appId}/api-key'])).not.toContain('"actor"');
+  it('never describes a session field in a request body: the acting member comes from the session token sent', () => {
+    for (const [path, methods] of Object.entries(paths).filter(([path]) => path.startsWith('/dashboard/v1/'))) {
+      for (const [method, operation] of Object.entries(methods ?? {})) {
+        expect({ path, method, session: JSON.stringify((operation as { requestBody?: unknown }).requestBody ?? {}).includes('"session"') }).toEqual({ path, method, session: false });
+      }
+    }
   });
 });

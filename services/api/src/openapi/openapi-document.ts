@@ -2,6 +2,7 @@ import { DELIVERY_STATUSES, EVENT_DATA_SCHEMAS, EVENT_NAMES, PAGE_LIMIT, SCOPE_N
 import type { Contract, Scope } from '@feedback/contracts';
 import { analyticsQueryContract, analyticsResultSchema } from '../analytics/analytics.js';
 import { ERROR_STATUS } from '../http/api-error.js';
+import type { ErrorCode } from '../http/api-error.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, listQueryContract } from '../pagination/list-query.js';
 import { erasureResultSchema, exportResultSchema } from '../privacy/user-data.js';
 import {
@@ -15,7 +16,9 @@ import {
   widgetSurveyResponseRequest,
   widgetTicketRequest,
 } from '../product/request-schemas.js';
+import { boardCommentSchema, boardMessageSchema, suggestionDetailSchema, threadPageSchema, ticketDetailSchema, ticketMessageSchema } from '../product/view-schemas.js';
 import { DASHBOARD_ROUTES } from '../routes/dashboard-v1/dashboard-routes.js';
+import { dashboardCodes, errorAnswers } from './dashboard-errors.js';
 import { createSuggestionRequest } from '../suggestions/suggestion-schemas.js';
 import { createTicketRequest } from '../tickets/ticket-schemas.js';
 
@@ -246,20 +249,6 @@ function widgetPaths() {
   };
 }
 
-const dashboardErrors = {
-  '400': errorResponse('The body is invalid: `validation_failed` with the offending `field`.'),
-  '401': errorResponse('`invalid_session` or `invalid_credentials`.'),
-  '403': errorResponse('`insufficient_role`: this needs an Owner or Admin.'),
-  '404': errorResponse('`not_found`.'),
-  '429': errorResponse('`rate_limited`: too many failed authentications; see Retry-After.'),
-  '503': errorResponse('`service_unavailable` or `propagation_unconfirmed`; retry.'),
-  '405': commonErrors['405'],
-  '500': commonErrors['500'],
-};
-
-/** What a route that reads a body may answer besides. */
-const bodyErrors = { '413': commonErrors['413'], '415': commonErrors['415'] };
-
 /** Path and session fields are not in the body. */
 function bodySchema(request: Schema, omit: string[]): Schema {
   const properties = { ...(request['properties'] as Record<string, unknown>) };
@@ -277,7 +266,6 @@ function dashboardCommandPaths(): Record<string, Record<string, unknown>> {
       pathParameter(name, field === 'app_id' ? { type: 'integer' } : { type: 'string', format: 'uuid' }, field === 'app_id' ? 'App id.' : 'Member id.'),
     );
     const status = String(route.status ?? 200);
-    const { '401': unauthenticated, '403': forbidden, '404': missing, ...rest } = dashboardErrors;
     paths[path] ??= {};
     paths[path][route.method] = {
       operationId: route.command.replace('authority.', ''),
@@ -286,34 +274,26 @@ function dashboardCommandPaths(): Record<string, Record<string, unknown>> {
       security: route.public ? [] : [{ memberSession: [] }],
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(route.body
-        ? { requestBody: { required: true, content: json(bodySchema(contract.request.schema as Schema, ['actor', ...Object.values(route.params ?? {})])) } }
+        ? { requestBody: { required: true, content: json(bodySchema(contract.request.schema as Schema, ['session', ...Object.values(route.params ?? {})])) } }
         : {}),
       responses: {
         [status]: status === '204' ? { description: 'Done.' } : { description: 'Success.', content: json(contract.result.schema) },
-        ...rest,
-        '401': unauthenticated,
-        ...(route.public ? {} : { '403': forbidden, '404': missing }),
-        ...(route.body ? bodyErrors : {}),
-        ...(route.conflicts ? { '409': errorResponse(`${route.conflicts.map((code) => `\`${code}\``).join(' or ')}.`) } : {}),
+        ...errorAnswers(dashboardCodes(route, route.errors ?? [])),
       },
     };
   }
   return paths;
 }
 
-function productOperation(operationId: string, summary: string, responses: Record<string, unknown>, extra: Operation = {}): Operation {
+/** A board operation: any member of the app's team; `codes` are its own error codes besides those of any member route. */
+function productOperation(operationId: string, summary: string, success: Record<string, unknown>, codes: readonly ErrorCode[], extra: Operation = {}): Operation {
   return {
     operationId,
     summary,
     tags: ['Dashboard'],
     security: [{ memberSession: [] }],
     ...extra,
-    responses: {
-      ...responses,
-      ...dashboardErrors,
-      ...(extra.requestBody ? bodyErrors : {}),
-      '409': errorResponse('`invalid_transition` (with `allowed_statuses`) or `ticket_closed`.'),
-    },
+    responses: { ...success, ...errorAnswers(dashboardCodes({ body: extra.requestBody !== undefined }, codes)) },
   };
 }
 
@@ -326,26 +306,14 @@ function dashboardWebhookPaths() {
   const body = (method: keyof typeof rpcMethods, omit: string[]) => ({
     requestBody: { required: true, content: json(bodySchema(rpcMethods[method].request.schema as Schema, ['owner', ...omit])) },
   });
-  // What every webhook operation may answer, and what only some do (by operation below).
-  const errors = {
-    '401': dashboardErrors['401'],
-    '403': errorResponse('`insufficient_role`: this needs an Owner or Admin.'),
-    '404': errorResponse('`not_found`: no such app, endpoint or delivery for this team (also an id that is not one).'),
-    '405': commonErrors['405'],
-    '429': dashboardErrors['429'],
-    '500': commonErrors['500'],
-    '503': errorResponseWithHeaders('`service_unavailable`: a service did not answer in time, or the change met another; retry.', { 'Retry-After': 'Seconds to wait before retrying.' }),
-  };
-  const invalidEndpoint = errorResponse(
-    '`validation_failed` with the offending `field`, `malformed_json`, or `unsafe_url`: only https URLs of public hosts (see the webhook guide).',
-  );
-  const operation = (operationId: string, summary: string, responses: Record<string, unknown>, extra: Operation = {}) => ({
+  // Every webhook operation: who may not, and an app, endpoint or delivery not of this team; `codes` are its own besides.
+  const operation = (operationId: string, summary: string, success: Record<string, unknown>, codes: readonly ErrorCode[], extra: Operation = {}) => ({
     operationId,
     summary,
     tags: ['Webhooks'],
     security: [{ memberSession: [] }],
     ...extra,
-    responses: { ...errors, ...responses },
+    responses: { ...success, ...errorAnswers(dashboardCodes({ body: extra.requestBody !== undefined }, ['insufficient_role', 'not_found', ...codes])) },
   });
   // The paging of the endpoint list and of the delivery history.
   const cursorParameter = { name: 'cursor', in: 'query', required: false, description: "The previous page's `next_cursor`.", schema: { type: 'string' } };
@@ -355,43 +323,32 @@ function dashboardWebhookPaths() {
       get: operation('listEndpoints', "Owner or Admin: the app's webhook endpoints, oldest first (never their secrets). `next_cursor` (null on the last page) passed back as `cursor` gives the next page, which goes on from where the last one ended even if that endpoint was deleted since (`invalid_cursor` if it is not from this app's list).", {
         // The api always answers `next_cursor`; only an old api's request to the worker lacks it.
         '200': { description: 'Success.', content: json({ ...(rpcMethods['webhook-worker.listEndpoints'].result.schema as object), required: ['items', 'next_cursor'] }) },
-        '400': errorResponse('`validation_failed` (a `limit` out of range, or another query parameter), or `invalid_cursor`.'),
-      }, { parameters: [app, cursorParameter, limitParameter('Endpoints per page.')] }),
-      post: operation('createEndpoint', 'Owner or Admin: a public HTTPS endpoint and its events; the answer shows the signing secret, once. Free: none; Starter: 3; Pro: unlimited (`plan_limit_reached`). Unsafe URLs: `unsafe_url`.', {
-        ...result('webhook-worker.createEndpoint', '201'),
-        '400': invalidEndpoint,
-        '403': errorResponse('`insufficient_role` (an Owner or Admin only), or `plan_limit_reached`: the plan includes no more endpoints for the team.'),
-        ...bodyErrors,
-      }, {
+      }, ['invalid_cursor'], { parameters: [app, cursorParameter, limitParameter('Endpoints per page.')] }),
+      post: operation('createEndpoint', 'Owner or Admin: a public HTTPS endpoint and its events; the answer shows the signing secret, once. Free: none; Starter: 3; Pro: unlimited (`plan_limit_reached`). Unsafe URLs: `unsafe_url`.', result('webhook-worker.createEndpoint', '201'), ['plan_limit_reached', 'unsafe_url'], {
         parameters: [app],
         ...body('webhook-worker.createEndpoint', []),
       }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}': {
-      get: operation('getEndpoint', 'Owner or Admin: one endpoint: name, URL and events (never its secret).', result('webhook-worker.getEndpoint'), { parameters: [app, endpoint] }),
-      patch: operation('updateEndpoint', 'Owner or Admin: change name, URL or events (a new URL is checked as on creation: `unsafe_url`).', { ...result('webhook-worker.updateEndpoint'), '400': invalidEndpoint, ...bodyErrors }, {
+      get: operation('getEndpoint', 'Owner or Admin: one endpoint: name, URL and events (never its secret).', result('webhook-worker.getEndpoint'), [], { parameters: [app, endpoint] }),
+      patch: operation('updateEndpoint', 'Owner or Admin: change name, URL or events (a new URL is checked as on creation: `unsafe_url`).', result('webhook-worker.updateEndpoint'), ['unsafe_url'], {
         parameters: [app, endpoint],
         ...body('webhook-worker.updateEndpoint', ['endpoint_id']),
       }),
-      delete: operation('deleteEndpoint', 'Owner or Admin: delete the endpoint and its delivery history.', { '204': { description: 'Deleted.' } }, { parameters: [app, endpoint] }),
+      delete: operation('deleteEndpoint', 'Owner or Admin: delete the endpoint and its delivery history.', { '204': { description: 'Deleted.' } }, [], { parameters: [app, endpoint] }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/rotate-secret': {
-      post: operation('rotateEndpointSecret', 'Owner or Admin: a new signing secret, shown once; the previous one stops signing at once. A rotation that could not answer before the dashboard stopped waiting is rolled back and answered 503 `service_unavailable`: the previous secret keeps signing, and pressing again rotates.', {
-        ...result('webhook-worker.rotateEndpointSecret'),
-        '409': errorResponse('`secret_rotated_meanwhile`: another rotation of this endpoint at the same moment won; the secret it showed is the one in use.'),
-      }, { parameters: [app, endpoint] }),
+      post: operation('rotateEndpointSecret', 'Owner or Admin: a new signing secret, shown once; the previous one stops signing at once. A rotation that could not answer before the dashboard stopped waiting is rolled back and answered 503 `service_unavailable`: the previous secret keeps signing, and pressing again rotates.', result('webhook-worker.rotateEndpointSecret'), ['secret_rotated_meanwhile'], {
+        parameters: [app, endpoint],
+      }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/test': {
-      post: operation('sendTest', 'Owner or Admin: delivers a webhook.ping to this endpoint, retried on the usual schedule if it fails.', {
-        ...result('webhook-worker.sendTest', '202'),
-        '429': errorResponse('`too_many_test_deliveries`: five test deliveries of this endpoint are still waiting or being retried; or `rate_limited`: too many failed authentications.'),
-      }, { parameters: [app, endpoint] }),
+      post: operation('sendTest', 'Owner or Admin: delivers a webhook.ping to this endpoint, retried on the usual schedule if it fails.', result('webhook-worker.sendTest', '202'), ['too_many_test_deliveries'], {
+        parameters: [app, endpoint],
+      }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries': {
-      get: operation('listDeliveries', 'Owner or Admin: deliveries, newest first: status, response code, attempts; filtered by `status` and `event` if given. A settled delivery is kept 30 days (by default) after its last change. `next_cursor` (null on the last page) passed back as `cursor` gives the next page (`invalid_cursor` if it is not from this history).', {
-        ...result('webhook-worker.listDeliveries'),
-        '400': errorResponse('`validation_failed` (a `limit` out of range, a status or event name not in the lists, or another query parameter), or `invalid_cursor`.'),
-      }, {
+      get: operation('listDeliveries', 'Owner or Admin: deliveries, newest first: status, response code, attempts; filtered by `status` and `event` if given. A settled delivery is kept 30 days (by default) after its last change. `next_cursor` (null on the last page) passed back as `cursor` gives the next page (`invalid_cursor` if it is not from this history).', result('webhook-worker.listDeliveries'), ['invalid_cursor'], {
         parameters: [
           app,
           endpoint,
@@ -419,75 +376,76 @@ function dashboardWebhookPaths() {
       }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries/{deliveryId}': {
-      get: operation('getDelivery', 'Owner or Admin: one delivery and its latest 100 attempts, oldest first: time, duration, response code, error, start of the answer.', result('webhook-worker.getDelivery'), {
+      get: operation('getDelivery', 'Owner or Admin: one delivery and its latest 100 attempts, oldest first: time, duration, response code, error, start of the answer.', result('webhook-worker.getDelivery'), [], {
         parameters: [app, endpoint, delivery],
       }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver': {
-      post: operation('redeliver', 'Owner or Admin: one more attempt with the same id, once the delivery has settled (delivered, abandoned or cancelled).', {
-        ...result('webhook-worker.redeliver', '202'),
-        '409': errorResponse('`delivery_in_progress`: it has not settled yet; or `delivery_withheld`: its user was erased.'),
-      }, {
+      post: operation('redeliver', 'Owner or Admin: one more attempt with the same id, once the delivery has settled (delivered, abandoned or cancelled).', result('webhook-worker.redeliver', '202'), ['delivery_in_progress', 'delivery_withheld'], {
         parameters: [app, endpoint, delivery],
       }),
     },
   };
 }
 
+/** The board: an app's suggestions and tickets, for any member of its team. */
 function dashboardProductPaths() {
   const app = idParameter('appId');
   const body = (contract: Contract<unknown>) => ({ requestBody: { required: true, content: json(contract.schema) } });
+  // The paging of a suggestion's comments and a ticket's messages.
+  const threadParameters = [
+    { name: 'cursor', in: 'query', required: false, description: "The previous page's `next_cursor`.", schema: { type: 'string' } },
+    { name: 'limit', in: 'query', required: false, description: 'Items per page.', schema: { type: 'integer', minimum: 1, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default } },
+  ];
   return {
     '/dashboard/v1/apps/{appId}/suggestions': {
-      get: productOperation('boardSuggestions', "The app's suggestions (same paging as the REST API).", { '200': { description: 'One page.', content: json(pageOf('Suggestion')) } }, {
+      get: productOperation('boardSuggestions', "The app's suggestions (same paging as the REST API).", { '200': { description: 'One page.', content: json(pageOf('Suggestion')) } }, ['not_found', 'invalid_cursor'], {
         parameters: [app, ...listParameters()],
       }),
     },
     '/dashboard/v1/apps/{appId}/suggestions/{suggestionId}': {
-      patch: productOperation('changeSuggestionStatus', 'Moves a suggestion on the board; emits suggestion.status_changed.', { '200': { description: 'The suggestion.', content: json(ref('Suggestion')) } }, {
+      get: productOperation('getSuggestion', 'One suggestion, as the board lists it, with the statuses it may move to now.', { '200': { description: 'The suggestion.', content: json(suggestionDetailSchema) } }, ['not_found'], {
+        parameters: [app, idParameter('suggestionId')],
+      }),
+      patch: productOperation('changeSuggestionStatus', 'Moves a suggestion on the board; emits suggestion.status_changed.', { '200': { description: 'The suggestion.', content: json(ref('Suggestion')) } }, ['not_found', 'invalid_transition'], {
         parameters: [app, idParameter('suggestionId')],
         ...body(suggestionStatusRequest),
       }),
     },
     '/dashboard/v1/apps/{appId}/suggestions/{suggestionId}/comments': {
-      post: productOperation('commentAsMember', 'Comments on a suggestion as the team; emits suggestion.commented.', { '201': { description: 'The comment.', content: json(ref('Comment')) } }, {
+      get: productOperation('listComments', "The suggestion's comments, oldest first, each with its author: a member or an end user.", { '200': { description: 'One page.', content: json(threadPageSchema(boardCommentSchema)) } }, ['not_found', 'invalid_cursor'], {
+        parameters: [app, idParameter('suggestionId'), ...threadParameters],
+      }),
+      post: productOperation('commentAsMember', 'Comments on a suggestion as the team; emits suggestion.commented.', { '201': { description: 'The comment.', content: json(ref('Comment')) } }, ['not_found'], {
         parameters: [app, idParameter('suggestionId')],
         ...body(memberCommentRequest),
       }),
     },
     '/dashboard/v1/apps/{appId}/tickets': {
-      get: productOperation('inboxTickets', "The app's tickets (same paging as the REST API).", { '200': { description: 'One page.', content: json(pageOf('Ticket')) } }, {
+      get: productOperation('inboxTickets', "The app's tickets (same paging as the REST API).", { '200': { description: 'One page.', content: json(pageOf('Ticket')) } }, ['not_found', 'invalid_cursor'], {
         parameters: [app, ...listParameters()],
       }),
     },
     '/dashboard/v1/apps/{appId}/tickets/{ticketId}': {
-      patch: productOperation('changeTicketStatus', "Changes a ticket's status; emits ticket.status_changed.", { '200': { description: 'The ticket.', content: json(ref('Ticket')) } }, {
+      get: productOperation('getTicket', 'One ticket, as the board lists it, with the statuses it may move to now.', { '200': { description: 'The ticket.', content: json(ticketDetailSchema) } }, ['not_found'], {
+        parameters: [app, idParameter('ticketId')],
+      }),
+      patch: productOperation('changeTicketStatus', "Changes a ticket's status; emits ticket.status_changed.", { '200': { description: 'The ticket.', content: json(ref('Ticket')) } }, ['not_found', 'invalid_transition'], {
         parameters: [app, idParameter('ticketId')],
         ...body(ticketStatusRequest),
       }),
     },
     '/dashboard/v1/apps/{appId}/tickets/{ticketId}/messages': {
-      post: productOperation('replyOrNote', 'A public reply (emits ticket.replied, sender_type agent) or an internal note (no event).', { '201': { description: 'The message.', content: json(ref('TicketMessage')) } }, {
+      get: productOperation('listMessages', "The ticket's messages, public replies and internal notes, oldest first, each with its sender.", { '200': { description: 'One page.', content: json(threadPageSchema(boardMessageSchema)) } }, ['not_found', 'invalid_cursor'], {
+        parameters: [app, idParameter('ticketId'), ...threadParameters],
+      }),
+      post: productOperation('replyOrNote', 'A public reply (emits ticket.replied, sender_type agent) or an internal note (no event).', { '201': { description: 'The message.', content: json(ref('TicketMessage')) } }, ['not_found', 'ticket_closed'], {
         parameters: [app, idParameter('ticketId')],
         ...body(ticketMessageRequest),
       }),
     },
   };
 }
-
-const ticketMessageSchema = {
-  type: 'object',
-  required: ['id', 'ticket_id', 'body', 'visibility', 'sender_type', 'created_at'],
-  additionalProperties: false,
-  properties: {
-    id: { type: 'integer' },
-    ticket_id: { type: 'integer' },
-    body: { type: 'string' },
-    visibility: { enum: ['public', 'internal'] },
-    sender_type: { enum: ['agent', 'app_user'] },
-    created_at: { type: 'string', format: 'date-time' },
-  },
-};
 
 export function buildOpenApiDocument(options: { publicBaseUrl: string }) {
   return {

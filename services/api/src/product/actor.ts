@@ -13,6 +13,11 @@ export function senderOf(actor: Actor) {
     : { type: 'app_user' as const, external_id: actor.externalId, name: actor.name };
 }
 
+/** Who wrote a stored comment or ticket message, as the board shows it. */
+export function writerOf(type: 'agent' | 'app_user', externalId: string | null, name: string | null) {
+  return type === 'agent' ? { type: 'member' as const, external_id: null, name } : { type: 'app_user' as const, external_id: externalId, name };
+}
+
 /** The app a request acts for, as events carry it. */
 export interface AppRef {
   id: number;

@@ -1,19 +1,56 @@
-import type { RpcRequest } from '@feedback/contracts';
 import { RpcError } from '@feedback/messaging';
-import type { Member, PrismaClient } from '../generated/prisma/client.js';
+import type { Member, MemberSession, PrismaClient } from '../generated/prisma/client.js';
+import type { SessionSigner } from '../members/session-tokens.js';
 
-type Actor = RpcRequest<'authority.listMembers'>['actor'];
 export type Role = Member['role'];
 
-/**
- * Loads the acting member afresh on every command: a role changed or a member removed takes
- * effect at once, whatever an older session token says.
- */
-export async function loadActor(prisma: PrismaClient, actor: Actor): Promise<Member> {
-  const member = await prisma.member.findUnique({ where: { id: actor.member_id } });
-  if (!member || member.teamId !== actor.team_id) throw new RpcError('session_invalid', 'This session no longer matches a member. Sign in again.');
-  return member;
+export function sessionInvalid(): RpcError {
+  return new RpcError('session_invalid', 'This session has ended or expired, or no longer matches a member. Sign in again.');
 }
+
+/** A command's acting member, as they are now, and the session their token belongs to. */
+export interface LiveSession {
+  member: Member;
+  session: MemberSession;
+  /** When the token presented expires: a renewed session has later tokens too. */
+  tokenExpiresAt: Date;
+}
+
+/**
+ * Who acts in a command: the member whose signed session token it carries. The token is verified
+ * here (signature, issuer, audience, expiry), its session must be live (not ended, before its
+ * absolute end), and the member is loaded afresh: a sign-out, a role changed or a member removed
+ * takes effect at once, whatever the token says and whichever api instance forwarded it.
+ */
+export function memberAccess(prisma: PrismaClient, signer: SessionSigner, now: () => number = Date.now) {
+  async function liveSession(token: string): Promise<LiveSession> {
+    const claims = await signer.verify(token);
+    if (!claims) throw sessionInvalid();
+    const session = await prisma.memberSession.findUnique({ where: { id: claims.sessionId }, include: { member: true } });
+    const at = now();
+    if (
+      !session ||
+      session.endedAt !== null ||
+      session.expiresAt.getTime() <= at ||
+      session.latestEndAt.getTime() <= at ||
+      session.memberId !== claims.memberId ||
+      session.member.teamId !== claims.teamId
+    ) {
+      throw sessionInvalid();
+    }
+    const { member, ...record } = session;
+    return { member, session: record, tokenExpiresAt: claims.expiresAt };
+  }
+
+  return {
+    liveSession,
+    /** The acting member, loaded afresh for this command. */
+    async loadActor(token: string): Promise<Member> {
+      return (await liveSession(token)).member;
+    },
+  };
+}
+export type MemberAccess = ReturnType<typeof memberAccess>;
 
 /** Specification 1.4: only Owners and Admins view or manage API keys and webhook endpoints. */
 export function requireRole(member: Member, allowed: readonly Role[], what: string): void {

@@ -3,19 +3,18 @@ import { generatePublicKey, generateSecretKey } from '@feedback/keys';
 import { RpcError } from '@feedback/messaging';
 import type { RpcCall } from '@feedback/messaging';
 import type { KeyAction, Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { KEY_MANAGERS, loadActor, requireRole } from '../access/actor.js';
+import { KEY_MANAGERS, requireRole } from '../access/actor.js';
+import type { MemberAccess } from '../access/actor.js';
 import { apiKeyView, appView, keyAuditView } from '../views.js';
 import type { KeyChangeNotifier } from './key-change-notifier.js';
 
 /** Specification 2.2 rule 1: a new app's key can read, and nothing more, until a member grants more. */
 export const NEW_KEY_SCOPES: readonly Scope[] = ['suggestions:read', 'tickets:read'];
 
-type Actor = RpcRequest<'authority.getApiKey'>['actor'];
-
-export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
+export function keyCommands(prisma: PrismaClient, access: MemberAccess, notifier: KeyChangeNotifier) {
   /** The acting member, if allowed to manage keys, and the app's key, if the app is theirs. */
-  async function authorize(actor: Actor, appId: number, what: string) {
-    const member = await loadActor(prisma, actor);
+  async function authorize(session: string, appId: number, what: string) {
+    const member = await access.loadActor(session);
     requireRole(member, KEY_MANAGERS, what);
     const key = await prisma.apiKey.findFirst({ where: { appId, app: { teamId: member.teamId } } });
     if (!key) throw new RpcError('not_found', 'No such app in this team.');
@@ -37,21 +36,21 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
   }
 
   return {
-    async listApps({ actor }: RpcRequest<'authority.listApps'>): Promise<RpcResult<'authority.listApps'>> {
-      await loadActor(prisma, actor);
-      const apps = await prisma.app.findMany({ where: { teamId: actor.team_id }, orderBy: { id: 'asc' } });
+    async listApps({ session }: RpcRequest<'authority.listApps'>): Promise<RpcResult<'authority.listApps'>> {
+      const member = await access.loadActor(session);
+      const apps = await prisma.app.findMany({ where: { teamId: member.teamId }, orderBy: { id: 'asc' } });
       return { items: apps.map(appView) };
     },
 
-    async getApp({ actor, app_id }: RpcRequest<'authority.getApp'>): Promise<RpcResult<'authority.getApp'>> {
-      const member = await loadActor(prisma, actor);
+    async getApp({ session, app_id }: RpcRequest<'authority.getApp'>): Promise<RpcResult<'authority.getApp'>> {
+      const member = await access.loadActor(session);
       const app = await prisma.app.findFirst({ where: { id: app_id, teamId: member.teamId } });
       if (!app) throw new RpcError('not_found', 'No such app in this team.');
       return appView(app);
     },
 
-    async authorizeWebhookManagement({ actor, app_id }: RpcRequest<'authority.authorizeWebhookManagement'>): Promise<RpcResult<'authority.authorizeWebhookManagement'>> {
-      const member = await loadActor(prisma, actor);
+    async authorizeWebhookManagement({ session, app_id }: RpcRequest<'authority.authorizeWebhookManagement'>): Promise<RpcResult<'authority.authorizeWebhookManagement'>> {
+      const member = await access.loadActor(session);
       requireRole(member, KEY_MANAGERS, 'manage webhook endpoints');
       const app = await prisma.app.findFirst({ where: { id: app_id, teamId: member.teamId }, include: { team: true } });
       if (!app) throw new RpcError('not_found', 'No such app in this team.');
@@ -64,8 +63,8 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
       return { app: { id: app.id, public_key: app.publicKey }, team_id: app.teamId, plan: app.team.plan };
     },
 
-    async createApp({ actor, name }: RpcRequest<'authority.createApp'>): Promise<RpcResult<'authority.createApp'>> {
-      const member = await loadActor(prisma, actor);
+    async createApp({ session, name }: RpcRequest<'authority.createApp'>): Promise<RpcResult<'authority.createApp'>> {
+      const member = await access.loadActor(session);
       requireRole(member, KEY_MANAGERS, 'create apps');
       // The app's key exists from the start (with the scopes of a new key), but its value is shown
       // to no one: specification 2.2 shows a key in full only at rotation, so rotating is how a
@@ -86,13 +85,13 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
       });
     },
 
-    async getApiKey({ actor, app_id }: RpcRequest<'authority.getApiKey'>): Promise<RpcResult<'authority.getApiKey'>> {
-      const { key } = await authorize(actor, app_id, 'view API keys');
+    async getApiKey({ session, app_id }: RpcRequest<'authority.getApiKey'>): Promise<RpcResult<'authority.getApiKey'>> {
+      const { key } = await authorize(session, app_id, 'view API keys');
       return apiKeyView(key);
     },
 
     async changeKeyScopes(request: RpcRequest<'authority.changeKeyScopes'>): Promise<RpcResult<'authority.changeKeyScopes'>> {
-      const { member, key } = await authorize(request.actor, request.app_id, 'change API key scopes');
+      const { member, key } = await authorize(request.session, request.app_id, 'change API key scopes');
       const updated = await prisma.$transaction(async (tx) => {
         // Computed from the locked row, so two concurrent changes both survive and each audits what it changed.
         const locked = await lockKey(tx, key.id);
@@ -111,8 +110,8 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
       return apiKeyView(updated);
     },
 
-    async revokeKey({ actor, app_id }: RpcRequest<'authority.revokeKey'>): Promise<RpcResult<'authority.revokeKey'>> {
-      const { member, key } = await authorize(actor, app_id, 'revoke API keys');
+    async revokeKey({ session, app_id }: RpcRequest<'authority.revokeKey'>): Promise<RpcResult<'authority.revokeKey'>> {
+      const { member, key } = await authorize(session, app_id, 'revoke API keys');
       const updated = await prisma.$transaction(async (tx) => {
         // The trail records what changed: a second press, or a retry, revokes nothing new.
         if ((await lockKey(tx, key.id)).status !== 'revoked') await audit(tx, member, key.appId, 'revoked');
@@ -123,8 +122,8 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
       return apiKeyView(updated);
     },
 
-    async restoreKey({ actor, app_id }: RpcRequest<'authority.restoreKey'>): Promise<RpcResult<'authority.restoreKey'>> {
-      const { member, key } = await authorize(actor, app_id, 'restore API keys');
+    async restoreKey({ session, app_id }: RpcRequest<'authority.restoreKey'>): Promise<RpcResult<'authority.restoreKey'>> {
+      const { member, key } = await authorize(session, app_id, 'restore API keys');
       const updated = await prisma.$transaction(async (tx) => {
         if ((await lockKey(tx, key.id)).status !== 'active') await audit(tx, member, key.appId, 'restored');
         return tx.apiKey.update({ where: { id: key.id }, data: { status: 'active' } });
@@ -135,18 +134,18 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
       return apiKeyView(updated);
     },
 
-    async rotateKey({ actor, app_id }: RpcRequest<'authority.rotateKey'>, call: RpcCall): Promise<RpcResult<'authority.rotateKey'>> {
-      const { member, key } = await authorize(actor, app_id, 'rotate API keys');
+    async rotateKey({ session, app_id }: RpcRequest<'authority.rotateKey'>, call: RpcCall): Promise<RpcResult<'authority.rotateKey'>> {
+      const { member, key } = await authorize(session, app_id, 'rotate API keys');
       const secret = generateSecretKey();
       const updated = await prisma.$transaction(async (tx) => {
-        // Specification 3: only an active key rotates. Checked on the locked row, so a revocation cannot slip in between.
-        if ((await lockKey(tx, key.id)).status !== 'active') {
-          throw new RpcError('key_revoked', 'A revoked key cannot be rotated. Restore it first, then rotate it.');
-        }
+        // Locked first, so the trail lists a revocation at the same moment in the order it applied.
+        await lockKey(tx, key.id);
         await audit(tx, member, key.appId, 'rotated');
+        // A revoked key rotates too, into an active one: an admin who revoked a leaked key gets a
+        // new one without bringing the leaked value back first. The revoked value stays unknown.
         const rotated = await tx.apiKey.update({
           where: { id: key.id },
-          data: { keyHash: secret.hash, displayPrefix: secret.displayPrefix, rotatedAt: new Date() },
+          data: { keyHash: secret.hash, displayPrefix: secret.displayPrefix, status: 'active', rotatedAt: new Date() },
         });
         // The new key is shown only in this answer, and the old one stops working at the commit:
         // committed after the dashboard gave up (the notice to the api instances may take up to
@@ -175,8 +174,8 @@ export function keyCommands(prisma: PrismaClient, notifier: KeyChangeNotifier) {
       return { api_key: apiKeyView(updated), secret_key: secret.secret };
     },
 
-    async listKeyAudit({ actor, app_id }: RpcRequest<'authority.listKeyAudit'>): Promise<RpcResult<'authority.listKeyAudit'>> {
-      await authorize(actor, app_id, 'view the key audit trail');
+    async listKeyAudit({ session, app_id }: RpcRequest<'authority.listKeyAudit'>): Promise<RpcResult<'authority.listKeyAudit'>> {
+      await authorize(session, app_id, 'view the key audit trail');
       const entries = await prisma.keyAuditEntry.findMany({ where: { appId: app_id }, orderBy: { createdAt: 'desc' }, take: 500 });
       return { items: entries.map(keyAuditView) };
     },

@@ -2,10 +2,12 @@ import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import { RpcError } from '@feedback/messaging';
 import { Prisma } from '../generated/prisma/client.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { loadActor, requireRole } from '../access/actor.js';
+import { requireRole, sessionInvalid } from '../access/actor.js';
+import type { MemberAccess } from '../access/actor.js';
 import { memberView, teamView } from '../views.js';
 import { UNKNOWN_MEMBER_HASH, hashPassword, verifyPassword } from './password.js';
 import type { SessionSigner } from './session-tokens.js';
+import type { SessionCommands } from './sessions.js';
 
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -16,55 +18,52 @@ function emailTaken(error: unknown): never {
   throw error;
 }
 
-export function memberCommands(prisma: PrismaClient, signer: SessionSigner) {
-  const session = async (member: Parameters<SessionSigner['sign']>[0] & Parameters<typeof memberView>[0], team: Parameters<typeof teamView>[0]) => {
-    const { token, expiresAt } = await signer.sign(member);
-    return { token, expires_at: expiresAt.toISOString(), member: memberView(member), team: teamView(team) };
-  };
-
+export function memberCommands(prisma: PrismaClient, signer: SessionSigner, access: MemberAccess, sessions: SessionCommands) {
   return {
-    /** A new team starts on the Free plan with its creator as Owner. */
+    /** A new team starts on the Free plan with its creator as Owner, signed in. */
     async signUp(request: RpcRequest<'authority.signUp'>): Promise<RpcResult<'authority.signUp'>> {
       const passwordHash = await hashPassword(request.password);
-      const member = await prisma.member
-        .create({
-          data: {
-            email: normalizeEmail(request.email),
-            name: request.name,
-            passwordHash,
-            role: 'owner',
-            team: { create: { name: request.team_name } },
-          },
-          include: { team: true },
+      return prisma
+        .$transaction(async (tx) => {
+          const member = await tx.member.create({
+            data: {
+              email: normalizeEmail(request.email),
+              name: request.name,
+              passwordHash,
+              role: 'owner',
+              team: { create: { name: request.team_name } },
+            },
+            include: { team: true },
+          });
+          return sessions.begin(member, member.team, tx);
         })
         .catch(emailTaken);
-      return session(member, member.team);
     },
 
     async signIn(request: RpcRequest<'authority.signIn'>): Promise<RpcResult<'authority.signIn'>> {
       const member = await prisma.member.findUnique({ where: { email: normalizeEmail(request.email) }, include: { team: true } });
       const valid = await verifyPassword(request.password, member?.passwordHash ?? UNKNOWN_MEMBER_HASH);
       if (!member || !valid) throw new RpcError('invalid_credentials', 'The email or the password is wrong.');
-      return session(member, member.team);
+      return sessions.begin(member, member.team);
     },
 
     async getSessionKeys(): Promise<RpcResult<'authority.getSessionKeys'>> {
       return (await signer.keySet()) as RpcResult<'authority.getSessionKeys'>;
     },
 
-    async getTeam({ actor }: RpcRequest<'authority.getTeam'>): Promise<RpcResult<'authority.getTeam'>> {
-      await loadActor(prisma, actor);
-      return teamView(await prisma.team.findUniqueOrThrow({ where: { id: actor.team_id } }));
+    async getTeam({ session }: RpcRequest<'authority.getTeam'>): Promise<RpcResult<'authority.getTeam'>> {
+      const acting = await access.loadActor(session);
+      return teamView(await prisma.team.findUniqueOrThrow({ where: { id: acting.teamId } }));
     },
 
-    async listMembers({ actor }: RpcRequest<'authority.listMembers'>): Promise<RpcResult<'authority.listMembers'>> {
-      await loadActor(prisma, actor);
-      const members = await prisma.member.findMany({ where: { teamId: actor.team_id }, orderBy: { createdAt: 'asc' } });
+    async listMembers({ session }: RpcRequest<'authority.listMembers'>): Promise<RpcResult<'authority.listMembers'>> {
+      const acting = await access.loadActor(session);
+      const members = await prisma.member.findMany({ where: { teamId: acting.teamId }, orderBy: { createdAt: 'asc' } });
       return { items: members.map(memberView) };
     },
 
     async addMember(request: RpcRequest<'authority.addMember'>): Promise<RpcResult<'authority.addMember'>> {
-      const acting = await loadActor(prisma, request.actor);
+      const acting = await access.loadActor(request.session);
       requireRole(acting, request.role === 'member' ? ['owner', 'admin'] : ['owner'], `add ${request.role === 'member' ? 'members' : 'Admins or Owners'}`);
       const member = await prisma.member
         .create({
@@ -81,7 +80,7 @@ export function memberCommands(prisma: PrismaClient, signer: SessionSigner) {
     },
 
     async changeRole(request: RpcRequest<'authority.changeRole'>): Promise<RpcResult<'authority.changeRole'>> {
-      const acting = await loadActor(prisma, request.actor);
+      const acting = await access.loadActor(request.session);
       requireRole(acting, ['owner'], 'change roles');
       return prisma.$transaction(async (tx) => {
         const target = await lockTeamMember(tx, acting.teamId, request.member_id);
@@ -92,7 +91,7 @@ export function memberCommands(prisma: PrismaClient, signer: SessionSigner) {
     },
 
     async removeMember(request: RpcRequest<'authority.removeMember'>): Promise<RpcResult<'authority.removeMember'>> {
-      const acting = await loadActor(prisma, request.actor);
+      const acting = await access.loadActor(request.session);
       requireRole(acting, ['owner', 'admin'], 'remove members');
       await prisma.$transaction(async (tx) => {
         const target = await lockTeamMember(tx, acting.teamId, request.member_id);
@@ -122,7 +121,7 @@ async function lockTeamMember(tx: Prisma.TransactionClient, teamId: string, memb
  */
 async function actingUnderLock(tx: Prisma.TransactionClient, memberId: string) {
   const acting = await tx.member.findUnique({ where: { id: memberId } });
-  if (!acting) throw new RpcError('session_invalid', 'This session no longer matches a member. Sign in again.');
+  if (!acting) throw sessionInvalid();
   return acting;
 }
 

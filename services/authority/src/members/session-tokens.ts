@@ -1,43 +1,86 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { SignJWT, exportJWK } from 'jose';
+import type { KeyObject } from 'node:crypto';
+import { SignJWT, exportJWK, jwtVerify } from 'jose';
 import type { JWK } from 'jose';
 
 export const SESSION_ISSUER = 'authority';
 export const SESSION_AUDIENCE = 'dashboard';
 
+/** What a verified session token says. */
+export interface SessionClaims {
+  memberId: string;
+  teamId: string;
+  /** The session record (`member_sessions`) the token belongs to. */
+  sessionId: string;
+  expiresAt: Date;
+}
+
+/** The member a token is signed for. */
+export interface SessionMember {
+  id: string;
+  teamId: string;
+  role: string;
+  name: string;
+}
+
+const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
 /**
- * Signs member session tokens with an Ed25519 key from configuration. Only the authority holds
- * the private key; api instances verify with the public key (`authority.getSessionKeys`).
+ * Signs member session tokens with an Ed25519 key from configuration, and verifies them. Only the
+ * authority holds the private key; api instances verify with the public key
+ * (`authority.getSessionKeys`) as an early refusal, and the authority verifies again on every
+ * command.
  */
 export class SessionSigner {
-  private readonly privateKey;
+  private readonly privateKey: KeyObject;
+  private readonly publicKey: KeyObject;
   readonly keyId: string;
   private readonly publicJwk: Promise<JWK>;
 
   constructor(
     privateKeyPem: string,
-    /** Lifetime of a session token. */
-    private readonly ttlSeconds: number,
+    /** Milliseconds since the epoch. Default: the system clock. */
+    private readonly now: () => number = Date.now,
   ) {
     this.privateKey = createPrivateKey(privateKeyPem);
     if (this.privateKey.asymmetricKeyType !== 'ed25519') throw new Error('the session signing key must be an Ed25519 private key');
-    const publicKey = createPublicKey(this.privateKey);
-    this.keyId = publicKey.export({ format: 'der', type: 'spki' }).subarray(-8).toString('hex');
-    this.publicJwk = exportJWK(publicKey).then((jwk) => ({ ...jwk, kid: this.keyId, alg: 'EdDSA', use: 'sig' }));
+    this.publicKey = createPublicKey(this.privateKey);
+    this.keyId = this.publicKey.export({ format: 'der', type: 'spki' }).subarray(-8).toString('hex');
+    this.publicJwk = exportJWK(this.publicKey).then((jwk) => ({ ...jwk, kid: this.keyId, alg: 'EdDSA', use: 'sig' }));
   }
 
-  async sign(member: { id: string; teamId: string; role: string; name: string }): Promise<{ token: string; expiresAt: Date }> {
-    const expiresAt = new Date(Date.now() + this.ttlSeconds * 1000);
+  /** A token of `session` for `member`, valid until `expiresAt` (whole seconds, as JWTs count). */
+  async sign(member: SessionMember, session: { id: string; expiresAt: Date }): Promise<string> {
     // The name is for display as an event's sender; decisions never trust the token's role.
-    const token = await new SignJWT({ team_id: member.teamId, role: member.role, name: member.name })
+    return new SignJWT({ team_id: member.teamId, role: member.role, name: member.name, sid: session.id })
       .setProtectedHeader({ alg: 'EdDSA', kid: this.keyId })
       .setSubject(member.id)
       .setIssuer(SESSION_ISSUER)
       .setAudience(SESSION_AUDIENCE)
-      .setIssuedAt()
-      .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+      .setIssuedAt(Math.floor(this.now() / 1000))
+      .setExpirationTime(Math.floor(session.expiresAt.getTime() / 1000))
       .sign(this.privateKey);
-    return { token, expiresAt };
+  }
+
+  /**
+   * The claims of a token this authority signed, for this audience, not yet expired; undefined
+   * for any other. Whether its session is still live is the caller's to check.
+   */
+  async verify(token: string): Promise<SessionClaims | undefined> {
+    try {
+      const { payload } = await jwtVerify(token, this.publicKey, {
+        issuer: SESSION_ISSUER,
+        audience: SESSION_AUDIENCE,
+        algorithms: ['EdDSA'],
+        currentDate: new Date(this.now()),
+        requiredClaims: ['sub', 'exp', 'sid'],
+      });
+      const { sub, team_id: teamId, sid, exp } = payload;
+      if (!isText(sub) || !isText(teamId) || !isText(sid) || typeof exp !== 'number') return undefined;
+      return { memberId: sub, teamId, sessionId: sid, expiresAt: new Date(exp * 1000) };
+    } catch {
+      return undefined;
+    }
   }
 
   async keySet(): Promise<{ keys: JWK[] }> {

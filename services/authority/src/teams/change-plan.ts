@@ -3,7 +3,8 @@ import type { Plan, RpcRequest, RpcResult } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
 import { RpcError } from '@feedback/messaging';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { loadActor, requireRole } from '../access/actor.js';
+import { requireRole } from '../access/actor.js';
+import type { MemberAccess } from '../access/actor.js';
 import type { KeyChangeNotifier } from '../keys/key-change-notifier.js';
 import { teamView } from '../views.js';
 
@@ -25,7 +26,13 @@ export type WebhookEndpointCount = (teamId: string) => Promise<number>;
  * so an upgrade never waits on it. The REST API follows the plan at once (the api instances drop
  * the team's cached keys).
  */
-export function changePlanCommand(prisma: PrismaClient, notifier: KeyChangeNotifier, webhookEndpoints: WebhookEndpointCount, logger: Logger) {
+export function changePlanCommand(
+  prisma: PrismaClient,
+  access: MemberAccess,
+  notifier: KeyChangeNotifier,
+  webhookEndpoints: WebhookEndpointCount,
+  logger: Logger,
+) {
   /**
    * An endpoint created between the count above and the commit, by a creation that read the old
    * plan, would leave the team over its new limit. The worker counts under the lock creations
@@ -49,8 +56,8 @@ export function changePlanCommand(prisma: PrismaClient, notifier: KeyChangeNotif
     throw tooManyEndpoints(count, plan, limit);
   }
 
-  return async ({ actor, plan }: RpcRequest<'authority.changePlan'>): Promise<RpcResult<'authority.changePlan'>> => {
-    const member = await loadActor(prisma, actor);
+  return async ({ session, plan }: RpcRequest<'authority.changePlan'>): Promise<RpcResult<'authority.changePlan'>> => {
+    const member = await access.loadActor(session);
     requireRole(member, ['owner'], 'change the plan');
     const current = await prisma.team.findUniqueOrThrow({ where: { id: member.teamId } });
     const limit = WEBHOOK_ENDPOINT_LIMITS[plan];

@@ -20,13 +20,13 @@ function paramValue(field: 'app_id' | 'member_id', raw: string): string | number
 }
 
 /**
- * The command's request: body fields first, so neither a path parameter nor the acting member
- * (always from the session) can be overridden by the body.
+ * The command's request: body fields first, so neither a path parameter nor the acting member's
+ * session (always the token the request was authenticated with) can be overridden by the body.
  */
 function commandRequest(route: DashboardRoute, request: Request): RpcRequest<RpcMethod> {
   const fields: Record<string, unknown> = route.body ? { ...bodyObject(request) } : {};
   for (const [param, field] of Object.entries(route.params ?? {})) fields[field] = paramValue(field, String(request.params[param]));
-  if (!route.public) fields['actor'] = { member_id: request.member!.member_id, team_id: request.member!.team_id };
+  if (!route.public) fields['session'] = request.member!.token;
   return fields as RpcRequest<RpcMethod>;
 }
 

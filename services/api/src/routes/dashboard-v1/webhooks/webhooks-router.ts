@@ -5,6 +5,7 @@ import type { Request } from 'express';
 import { ApiError } from '../../../http/api-error.js';
 import { answerOtherMethods } from '../../../http/method-not-allowed.js';
 import { bodyObject } from '../../../http/read-json-body.js';
+import { pageParameters, refuseUnknownParameters } from '../../../pagination/page-parameters.js';
 import { recordId } from '../../../product/request-schemas.js';
 import type { RouteContext } from '../../route-context.js';
 
@@ -16,30 +17,6 @@ function pathId(request: Request, param: 'endpointId' | 'deliveryId'): string {
   const raw = String(request.params[param]);
   if (isUuid(raw)) return raw.toLowerCase();
   throw new ApiError('not_found', param === 'endpointId' ? 'No such webhook endpoint for this app.' : 'No such delivery for this endpoint.');
-}
-
-/**
- * Refuses a query parameter the list does not take, by name: a client still sending the
- * history's old `before` would otherwise get the first page again and again.
- */
-function refuseUnknownParameters(query: Request['query'], known: readonly string[], hint: string): void {
-  const unknown = Object.keys(query).find((name) => !known.includes(name));
-  if (unknown === undefined) return;
-  // The name is the client's, a key pasted as one included.
-  const name = redactText(unknown);
-  throw new ApiError('validation_failed', `Unknown query parameter "${name}": ${hint}.`, { field: `/${name}` });
-}
-
-/** A list's paging: `cursor`, the previous page's `next_cursor`, and `limit`, 1 to PAGE_LIMIT.max. */
-function pageParameters(query: Request['query']): { cursor?: string; limit?: number } {
-  const { cursor, limit } = query;
-  if (limit !== undefined && !(typeof limit === 'string' && /^\d{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= PAGE_LIMIT.max)) {
-    throw new ApiError('validation_failed', `limit must be a whole number from 1 to ${PAGE_LIMIT.max}.`, { field: '/limit' });
-  }
-  if (cursor !== undefined && !(typeof cursor === 'string' && cursor.length >= 1 && cursor.length <= 200)) {
-    throw new ApiError('invalid_cursor', 'The cursor is not one this list gave; start again without it.', { field: '/cursor' });
-  }
-  return { ...(cursor !== undefined ? { cursor: cursor as string } : {}), ...(limit !== undefined ? { limit: Number(limit) } : {}) };
 }
 
 /**
@@ -84,7 +61,7 @@ export function webhooksRouter(context: RouteContext): Router {
   const authorize = (request: Request) =>
     call(
       'authority.authorizeWebhookManagement',
-      { app_id: recordId(request.params['appId']), actor: { member_id: request.member!.member_id, team_id: request.member!.team_id } },
+      { app_id: recordId(request.params['appId']), session: request.member!.token },
       timeout,
     );
   const ownerOf = async (request: Request) => {
