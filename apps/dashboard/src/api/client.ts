@@ -18,7 +18,10 @@ const authorization: Middleware = {
   async onResponse({ request, response }) {
     if (response.status === 401 && request.headers.has('Authorization')) {
       const body = (await response.clone().json().catch(() => undefined)) as { error?: string } | undefined;
-      if (body?.error === 'invalid_session') sessionStore.end('expired');
+      // Unless the token is already a newer one: another tab renewed it meanwhile.
+      if (body?.error === 'invalid_session' && sessionStore.current()?.token === request.headers.get('Authorization')?.slice('Bearer '.length)) {
+        sessionStore.end('expired');
+      }
     }
     return response;
   },
@@ -30,16 +33,21 @@ api.use(authorization);
 type Answer<T> = { data?: T; error?: unknown; response: Response };
 
 /**
- * The answer's data, or an `ApiProblem` thrown with the error body: what TanStack Query and the
- * forms expect. A request that never got an answer is a `network_error`.
+ * A success's data with its response, or an `ApiProblem` thrown with the error body. A request
+ * that never got an answer is a `network_error`.
  */
-export async function unwrap<T>(request: Promise<Answer<T>>): Promise<T> {
+export async function answered<T>(request: Promise<Answer<T>>): Promise<{ data: T; response: Response }> {
   let answer: Answer<T>;
   try {
     answer = await request;
   } catch {
     throw new ApiProblem(0, 'network_error', 'The service could not be reached.');
   }
-  if (answer.response.ok) return answer.data as T;
+  if (answer.response.ok) return { data: answer.data as T, response: answer.response };
   throw problemFrom(answer.response, answer.error);
+}
+
+/** The answer's data, or an `ApiProblem`: what TanStack Query and the forms expect. */
+export async function unwrap<T>(request: Promise<Answer<T>>): Promise<T> {
+  return (await answered(request)).data;
 }

@@ -6,9 +6,9 @@ import { ApiProblem } from './problem';
  */
 const WORDS: Partial<Record<ApiProblem['code'], string>> = {
   network_error: 'The service could not be reached. Check your connection and try again.',
-  service_unavailable: 'The service is busy right now. Nothing was lost: try again in a moment.',
+  service_unavailable: 'The service is busy right now. Try again in a moment.',
   propagation_unconfirmed:
-    'The change is saved, but not every API server confirmed it in time. Some may still act on the old setting for up to a minute. Try again to confirm.',
+    'Saved, but not yet confirmed everywhere: not every API server confirmed the change in time. Those servers may act on the old setting for up to a minute. Try again to confirm it.',
   internal_error: 'Something went wrong on our side. Try again; if it keeps happening, contact support.',
   invalid_credentials: 'The email or the password is wrong.',
   email_taken: 'An account with this email already exists.',
@@ -16,7 +16,6 @@ const WORDS: Partial<Record<ApiProblem['code'], string>> = {
   not_found: 'This no longer exists, or it belongs to another team.',
   last_owner: 'A team needs at least one Owner. Make someone else an Owner first.',
   too_many_webhook_endpoints: 'The team has more webhook endpoints than that plan includes. Delete some endpoints first.',
-  plan_limit_reached: "Your plan's webhook endpoints are all in use. Delete one, or move the team to a plan with more.",
   plan_upgrade_required: 'Your plan does not include this. An Owner can change the plan on the Team page.',
   unsafe_url: 'Webhook URLs must be public HTTPS addresses.',
   invalid_transition: 'That status change is not allowed from the current status.',
@@ -29,9 +28,14 @@ const WORDS: Partial<Record<ApiProblem['code'], string>> = {
   invalid_session: 'Your session has ended. Sign in again.',
 };
 
+/** A rotation answers its new key even when not every API server confirmed in time. */
+export const ROTATION_UNCONFIRMED =
+  'The new key is saved, but not every API server confirmed the rotation in time. Those servers may accept the old key for up to a minute.';
+
 /** The sentence to show for an error thrown by a request. */
 export function wordsFor(error: unknown): string {
   if (!(error instanceof ApiProblem)) return WORDS.internal_error!;
+  if (error.code === 'service_unavailable' && error.retryAfterSeconds) return `The service is busy right now. Try again in ${error.retryAfterSeconds} seconds.`;
   // The service says why a URL is refused (a private address, no HTTPS): that part is worth showing.
   if (error.code === 'unsafe_url') return `${WORDS.unsafe_url} ${error.message}`;
   return WORDS[error.code] ?? error.message;

@@ -6,6 +6,7 @@ import { SignUpPage } from '../pages/sign-up/sign-up-page';
 import { AppLayout, ManagersOnly } from './app-layout';
 import { Layout } from './layout';
 import { RequireSession } from './require-session';
+import { RouteError } from './route-error';
 
 /**
  * A page loaded when first opened: the sign-in page, the first a visitor sees, stays small.
@@ -20,38 +21,43 @@ function page<M extends Record<string, unknown>>(load: () => Promise<M>, name: k
  */
 export const router = createBrowserRouter(
   [
-    { path: 'sign-in', element: <SignInPage /> },
-    { path: 'sign-up', element: <SignUpPage /> },
     {
-      element: <RequireSession />,
+      errorElement: <RouteError />,
       children: [
+        { path: 'sign-in', element: <SignInPage /> },
+        { path: 'sign-up', element: <SignUpPage /> },
         {
-          element: <Layout />,
+          element: <RequireSession />,
           children: [
-            { index: true, element: <Navigate to="/apps" replace /> },
-            { path: 'apps', lazy: page(() => import('../pages/apps/apps-page'), 'AppsPage') },
-            { path: 'team', lazy: page(() => import('../pages/team/team-page'), 'TeamPage') },
             {
-              path: 'apps/:appId',
-              element: <AppLayout />,
+              element: <Layout />,
               children: [
-                { index: true, element: <Navigate to="board" replace /> },
-                { path: 'board', lazy: page(() => import('../pages/board/board-page'), 'BoardPage') },
-                { path: 'board/suggestions/:suggestionId', lazy: page(() => import('../pages/board/suggestion-page'), 'SuggestionPage') },
-                { path: 'board/tickets/:ticketId', lazy: page(() => import('../pages/board/ticket-page'), 'TicketPage') },
+                { index: true, element: <Navigate to="/apps" replace /> },
+                { path: 'apps', lazy: page(() => import('../pages/apps/apps-page'), 'AppsPage') },
+                { path: 'team', lazy: page(() => import('../pages/team/team-page'), 'TeamPage') },
                 {
-                  path: 'settings',
-                  element: <ManagersOnly />,
+                  path: 'apps/:appId',
+                  element: <AppLayout />,
                   children: [
-                    { path: 'api-keys', lazy: page(() => import('../pages/api-keys/api-keys-page'), 'ApiKeysPage') },
-                    { path: 'webhooks', lazy: page(() => import('../pages/webhooks/webhooks-page'), 'WebhooksPage') },
-                    { path: 'webhooks/:endpointId', lazy: page(() => import('../pages/endpoint/endpoint-page'), 'EndpointPage') },
-                    { path: 'webhooks/:endpointId/deliveries/:deliveryId', lazy: page(() => import('../pages/endpoint/delivery-page'), 'DeliveryPage') },
+                    { index: true, element: <Navigate to="board" replace /> },
+                    { path: 'board', lazy: page(() => import('../pages/board/board-page'), 'BoardPage') },
+                    { path: 'board/suggestions/:suggestionId', lazy: page(() => import('../pages/board/suggestion-page'), 'SuggestionPage') },
+                    { path: 'board/tickets/:ticketId', lazy: page(() => import('../pages/board/ticket-page'), 'TicketPage') },
+                    {
+                      path: 'settings',
+                      element: <ManagersOnly />,
+                      children: [
+                        { path: 'api-keys', lazy: page(() => import('../pages/api-keys/api-keys-page'), 'ApiKeysPage') },
+                        { path: 'webhooks', lazy: page(() => import('../pages/webhooks/webhooks-page'), 'WebhooksPage') },
+                        { path: 'webhooks/:endpointId', lazy: page(() => import('../pages/endpoint/endpoint-page'), 'EndpointPage') },
+                        { path: 'webhooks/:endpointId/deliveries/:deliveryId', lazy: page(() => import('../pages/endpoint/delivery-page'), 'DeliveryPage') },
+                      ],
+                    },
                   ],
                 },
+                { path: '*', element: <NotFoundPage /> },
               ],
             },
-            { path: '*', element: <NotFoundPage /> },
           ],
         },
       ],

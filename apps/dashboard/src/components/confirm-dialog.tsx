@@ -28,7 +28,16 @@ export function ConfirmDialog({ open, title, children, confirmLabel, destructive
     if (!open && element.open) element.close();
   }, [open]);
   return (
-    <dialog ref={dialog} aria-labelledby={titleId} onCancel={(event) => { event.preventDefault(); if (!busy) onCancel(); }}>
+    <dialog
+      ref={dialog}
+      aria-labelledby={titleId}
+      onCancel={(event) => {
+        event.preventDefault();
+        if (!busy) onCancel();
+      }}
+      // The browser may close it itself (a second Escape cannot be refused): the state follows.
+      onClose={() => open && onCancel()}
+    >
       <h2 id={titleId}>{title}</h2>
       <div className="dialog-body">{children}</div>
       <div className="dialog-actions">

@@ -8,8 +8,10 @@ import { ApiProblem } from '../api/problem';
 export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   if (!error) return null;
   const retryable = error instanceof ApiProblem ? error.retryable : true;
+  // Saved, only not confirmed everywhere: a warning, not a failure.
+  const unconfirmed = error instanceof ApiProblem && error.code === 'propagation_unconfirmed';
   return (
-    <div className="notice notice-error" role="alert">
+    <div className={unconfirmed ? 'notice notice-warning' : 'notice notice-error'} role="alert">
       <p>{wordsFor(error)}</p>
       {retryable && onRetry ? (
         <button type="button" className="button-secondary" onClick={onRetry}>

@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useEffect, useId } from 'react';
 import type { InputHTMLAttributes, ReactNode } from 'react';
 
 interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> {
@@ -27,4 +27,14 @@ export function Field({ label, hint, error, ...input }: FieldProps) {
       ) : null}
     </div>
   );
+}
+
+/**
+ * After a refused submit, focus goes to the first field marked invalid, where its error is read
+ * out with it; without one, it stays where it was and the form's alert is announced.
+ */
+export function useFocusFirstInvalid(form: React.RefObject<HTMLFormElement | null>, error: unknown): void {
+  useEffect(() => {
+    if (error) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [form, error]);
 }

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { format, formatDistanceToNowStrict } from 'date-fns';
 import { useInterval } from 'usehooks-ts';
 
-/** "3 minutes ago", with the exact time on hover; kept current. */
+/** "3 minutes ago", with the exact time on hover and for screen readers; kept current. */
 export function RelativeTime({ value, never = 'Never' }: { value: string | null | undefined; never?: string }) {
   const [, setTick] = useState(0);
   useInterval(() => setTick((tick) => tick + 1), 30_000);
@@ -12,6 +12,8 @@ export function RelativeTime({ value, never = 'Never' }: { value: string | null 
   return (
     <time dateTime={date.toISOString()} title={exact}>
       {formatDistanceToNowStrict(date, { addSuffix: true })}
+      {/* Hovering is for a mouse: a screen reader reads the exact time too. */}
+      <span className="visually-hidden"> ({exact})</span>
     </time>
   );
 }

@@ -4,6 +4,7 @@ import { useEventListener, useInterval } from 'usehooks-ts';
 import { api, unwrap } from '../api/client';
 import { ApiProblem } from '../api/problem';
 import { sessionStore } from './session-store';
+import { startSession } from './start-session';
 
 const CHECK_EVERY_MS = 15_000;
 
@@ -11,7 +12,7 @@ const CHECK_EVERY_MS = 15_000;
  * Keeps a working day from asking for the password again: while the member uses the tab, the
  * token is renewed once half its lifetime has passed. A tab left alone keeps its token until it
  * expires, and the member then signs in again. The server holds the same limits
- * (docs/decisions.md, "Dashboard sessions").
+ * (docs/decisions.md, "Sessions renew while the page is in use").
  */
 export function SessionKeeper() {
   const lastActivity = useRef(0);
@@ -29,18 +30,16 @@ export function SessionKeeper() {
     const session = sessionStore.current();
     if (!session || renewing.current) return;
     const now = Date.now();
-    const expiresAt = Date.parse(session.expiresAt);
-    if (expiresAt <= now) return sessionStore.end('expired');
-    const issuedAt = Date.parse(session.issuedAt);
-    const halfway = issuedAt + (expiresAt - issuedAt) / 2;
-    if (now < halfway || lastActivity.current <= issuedAt) return;
+    if (session.deadline <= now) return sessionStore.end('expired');
+    const halfway = session.receivedAt + (session.deadline - session.receivedAt) / 2;
+    if (now < halfway || lastActivity.current <= session.receivedAt) return;
     renewing.current = true;
     try {
-      sessionStore.start(await unwrap(api.POST('/dashboard/v1/session/renew')));
+      await startSession(api.POST('/dashboard/v1/session/renew'));
     } catch (error) {
       // A session that may not be renewed (ended elsewhere, or a working day is over) is over; a
       // service that did not answer is asked again at the next check.
-      if (error instanceof ApiProblem && error.status === 401) sessionStore.end('expired');
+      if (error instanceof ApiProblem && error.status === 401 && sessionStore.current()?.token === session.token) sessionStore.end('expired');
     } finally {
       renewing.current = false;
     }
@@ -50,7 +49,7 @@ export function SessionKeeper() {
   // The member's role and team as the server has them now, not as they were at sign-in.
   const fresh = useQuery({ queryKey: ['session'], queryFn: () => unwrap(api.GET('/dashboard/v1/session')), refetchInterval: 60_000 });
   useEffect(() => {
-    if (fresh.data) sessionStore.update({ member: fresh.data.member, team: fresh.data.team });
+    if (fresh.data && fresh.data.member.id === sessionStore.current()?.member.id) sessionStore.update({ member: fresh.data.member, team: fresh.data.team });
   }, [fresh.data]);
   return null;
 }

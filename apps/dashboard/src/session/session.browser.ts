@@ -1,4 +1,4 @@
-import { dashboardCall, expect, makeTeam, signIn, test } from '../../browser-tests/harness';
+import { checkPage, dashboardCall, expect, makeTeam, signIn, test } from '../../browser-tests/harness';
 import type { Page } from '@playwright/test';
 
 const storedToken = (page: Page) => page.evaluate(() => (JSON.parse(localStorage.getItem('feedback.dashboard.session') ?? 'null') as { token: string } | null)?.token);
@@ -17,7 +17,7 @@ test('signing out ends the session on the server: its token is refused afterward
   expect((await dashboardCall('GET', `/apps/${team.appId}/suggestions`, token)).status).toBe(401);
 });
 
-test('a tab in use renews its session before it expires, and a tab left idle is signed out', async ({ page }) => {
+test('a tab in use renews its session, and a tab left idle asks for the password over the page, keeping what was typed', async ({ page }) => {
   const team = await makeTeam('pro');
   await page.clock.install();
   await signIn(page, team.owner);
@@ -32,7 +32,15 @@ test('a tab in use renews its session before it expires, and a tab left idle is 
   const renewed = await storedToken(page);
   expect((await dashboardCall('GET', '/team', renewed)).status).toBe(200);
 
-  // Twenty minutes without a key or a click: the token runs out and the page says so.
+  // Twenty minutes without a key or a click, a name half typed: the token runs out.
+  await page.getByLabel('App name').fill('Half-typed app');
   await page.clock.fastForward('20:00');
-  await expect(page.getByText('Your session ended. Sign in again to continue.')).toBeVisible();
+  const again = page.getByRole('dialog', { name: 'Your session ended' });
+  await expect(again).toBeVisible();
+  await checkPage(page, 'session-ended');
+  await again.getByLabel('Password').fill(team.owner.password);
+  await again.getByRole('button', { name: 'Sign in' }).click();
+  await expect(again).toBeHidden();
+  await expect(page.getByLabel('App name')).toHaveValue('Half-typed app');
+  expect(await storedToken(page)).not.toBe(renewed);
 });

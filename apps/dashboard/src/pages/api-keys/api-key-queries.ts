@@ -6,16 +6,21 @@ export type ApiKey = paths['/dashboard/v1/apps/{appId}/api-key']['get']['respons
 export type Scope = ApiKey['scopes'][number];
 export type KeyAction = 'revoke' | 'restore' | 'rotate';
 
-/** Every scope, in the order of the specification's table (2.3), with what it allows. */
-export const SCOPES: ReadonlyArray<{ scope: Scope; allows: string }> = [
-  { scope: 'suggestions:read', allows: 'Read suggestions' },
-  { scope: 'suggestions:write', allows: 'Create and update suggestions' },
-  { scope: 'tickets:read', allows: 'Read support tickets' },
-  { scope: 'tickets:write', allows: 'Create and update tickets' },
-  { scope: 'analytics:read', allows: 'Read analytics data' },
-  { scope: 'privacy:read', allows: 'Export user privacy data' },
-  { scope: 'privacy:write', allows: 'Delete user privacy data' },
-];
+/**
+ * What each scope allows, in the order of the specification's table (2.3). A Record, so that a
+ * scope added to the API fails the type check here until the page can grant it.
+ */
+const SCOPE_ALLOWS: Record<Scope, string> = {
+  'suggestions:read': 'Read suggestions',
+  'suggestions:write': 'Create and update suggestions',
+  'tickets:read': 'Read support tickets',
+  'tickets:write': 'Create and update tickets',
+  'analytics:read': 'Read analytics data',
+  'privacy:read': 'Export user privacy data',
+  'privacy:write': 'Delete user privacy data',
+};
+
+export const SCOPES = (Object.entries(SCOPE_ALLOWS) as Array<[Scope, string]>).map(([scope, allows]) => ({ scope, allows }));
 
 const keyPath = (appId: number) => ({ params: { path: { appId } } });
 const keyQueryKey = (appId: number) => ['apps', appId, 'api-key'];
@@ -54,6 +59,8 @@ export function useScopeChange(appId: number) {
 export function useKeyAction(appId: number) {
   const refresh = useRefreshKey(appId);
   return useMutation({
+    // A rotation's answer holds the new key: the mutation cache forgets it at once.
+    gcTime: 0,
     mutationFn: async (action: KeyAction) => {
       if (action === 'rotate') return unwrap(api.POST('/dashboard/v1/apps/{appId}/api-key/rotate', keyPath(appId)));
       if (action === 'revoke') await unwrap(api.POST('/dashboard/v1/apps/{appId}/api-key/revoke', keyPath(appId)));

@@ -1,13 +1,16 @@
-import { useState } from 'react';
+import { useId, useRef, useState } from 'react';
+import type { ReactNode } from 'react';
 import { useAppId } from '../../app/app-layout';
+import { ROTATION_UNCONFIRMED } from '../../api/error-words';
 import { ApiProblem } from '../../api/problem';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ErrorNotice } from '../../components/error-notice';
 import { Loading, Page } from '../../components/page';
-import { RelativeTime } from '../../components/relative-time';
+import { ExactTime, RelativeTime } from '../../components/relative-time';
 import { SecretOnce } from '../../components/secret-once';
 import { SCOPES, useApiKey, useKeyAction, useKeyAudit, useScopeChange } from './api-key-queries';
 import type { ApiKey, KeyAction } from './api-key-queries';
+import { TableScroll } from '../../components/table-scroll';
 
 /** Settings -> API keys: the app's secret key, its scopes, its actions and who did what. */
 export function ApiKeysPage() {
@@ -39,7 +42,7 @@ function KeySummary({ apiKey }: { apiKey: ApiKey }) {
       <dl className="facts">
         <dt>Key</dt>
         <dd>
-          <code>{apiKey.display_prefix}</code> <span className="hint">(the rest is never shown again after it is created)</span>
+          <code>{apiKey.display_prefix}</code> <span className="hint">The whole key is shown only once, when it is rotated.</span>
         </dd>
         <dt>Status</dt>
         <dd>
@@ -84,6 +87,7 @@ const ACTIONS: Record<KeyAction, { label: string; title: string; explain: (apiKe
 
 function KeyActions({ appId, apiKey }: { appId: number; apiKey: ApiKey }) {
   const action = useKeyAction(appId);
+  const heading = useRef<HTMLHeadingElement>(null);
   const [confirming, setConfirming] = useState<KeyAction | undefined>();
   // What the dialog shows: the action being confirmed, or the last one while it closes.
   const [shownAction, setShownAction] = useState<KeyAction>('rotate');
@@ -92,21 +96,27 @@ function KeyActions({ appId, apiKey }: { appId: number; apiKey: ApiKey }) {
     setConfirming(chosen);
   };
   const [secret, setSecret] = useState<string | undefined>();
-  const [warning, setWarning] = useState<string | undefined>();
+  const [unconfirmedRotation, setUnconfirmedRotation] = useState(false);
   const available: KeyAction[] = apiKey.status === 'active' ? ['rotate', 'revoke'] : ['restore', 'rotate'];
   const run = (chosen: KeyAction) =>
     action.mutate(chosen, {
       onSuccess: (answer) => {
         setConfirming(undefined);
-        setWarning(answer?.warning ? 'Not every API server confirmed the rotation in time. Some may accept the old key for up to a minute.' : undefined);
+        setUnconfirmedRotation(Boolean(answer?.warning));
         if (answer) setSecret(answer.secret_key);
+        // The secret lives only in SecretOnce's props from here, not in the mutation's cache.
+        action.reset();
+        // The button that opened the dialog is gone (Revoke became Restore): focus goes to the section.
+        if (chosen !== 'rotate') requestAnimationFrame(() => heading.current?.focus());
       },
       // A 503 closes the dialog too: the notice below says what it means.
       onError: () => setConfirming(undefined),
     });
   return (
     <section aria-labelledby="key-actions">
-      <h2 id="key-actions">Key actions</h2>
+      <h2 id="key-actions" ref={heading} tabIndex={-1}>
+        Key actions
+      </h2>
       <div className="button-row">
         {available.map((name) => (
           <button key={name} type="button" className={ACTIONS[name].destructive ? 'button-danger' : 'button-secondary'} onClick={() => confirm(name)}>
@@ -114,13 +124,14 @@ function KeyActions({ appId, apiKey }: { appId: number; apiKey: ApiKey }) {
           </button>
         ))}
       </div>
-      {action.error && !(action.error instanceof ApiProblem && action.error.code === 'propagation_unconfirmed') ? (
-        <ErrorNotice error={action.error} onRetry={() => action.variables && confirm(action.variables)} />
-      ) : null}
-      {action.error instanceof ApiProblem && action.error.code === 'propagation_unconfirmed' ? <Unconfirmed onRetry={() => action.variables && run(action.variables)} /> : null}
-      {warning ? (
+      <ErrorNotice
+        error={action.error}
+        // A change not confirmed everywhere is sent again as it is; anything else is confirmed again.
+        onRetry={() => action.variables && (action.error instanceof ApiProblem && action.error.code === 'propagation_unconfirmed' ? run(action.variables) : confirm(action.variables))}
+      />
+      {unconfirmedRotation ? (
         <p className="notice notice-warning" role="status">
-          {warning}
+          {ROTATION_UNCONFIRMED}
         </p>
       ) : null}
       {secret ? <SecretOnce label="Your new secret key" what="key" secret={secret} onDone={() => setSecret(undefined)} /> : null}
@@ -140,27 +151,11 @@ function KeyActions({ appId, apiKey }: { appId: number; apiKey: ApiKey }) {
   );
 }
 
-/** What a 503 propagation_unconfirmed means: saved, not yet confirmed everywhere. */
-function Unconfirmed({ onRetry }: { onRetry: () => void }) {
-  return (
-    <div className="notice notice-warning" role="alert">
-      <p>
-        <strong>Saved, but not yet confirmed everywhere.</strong> Not every API server confirmed the change in time. Those servers may act on the old
-        setting for up to a minute. Try again to confirm it.
-      </p>
-      <button type="button" className="button-secondary" onClick={onRetry}>
-        Try again
-      </button>
-    </div>
-  );
-}
-
 function Scopes({ appId, apiKey }: { appId: number; apiKey: ApiKey }) {
-  const [confirmFull, setConfirmFull] = useState(false);
   return (
     <section aria-labelledby="scopes">
       <h2 id="scopes">Scopes</h2>
-      <p className="hint">A change applies on every API server by the time it is saved.</p>
+      <p className="hint">A change applies on every API server once it is saved. If a server does not confirm in time, the page says so.</p>
       <fieldset className="switches">
         <legend>Full access</legend>
         <KeySwitch
@@ -168,7 +163,11 @@ function Scopes({ appId, apiKey }: { appId: number; apiKey: ApiKey }) {
           on={apiKey.full_access}
           label="Full access: every scope, including ones added later"
           change={(on) => ({ full_access: on })}
-          confirmOn={() => setConfirmFull(true)}
+          confirmOn={{
+            title: 'Give this key Full access?',
+            label: 'Give Full access',
+            body: 'The key can then do everything, including deleting user data, and any scope added in the future.',
+          }}
         />
       </fieldset>
       <fieldset className="switches">
@@ -187,7 +186,6 @@ function Scopes({ appId, apiKey }: { appId: number; apiKey: ApiKey }) {
           />
         ))}
       </fieldset>
-      <FullAccessConfirmation appId={appId} open={confirmFull} onClose={() => setConfirmFull(false)} />
     </section>
   );
 }
@@ -196,50 +194,64 @@ type ScopeChange = Parameters<ReturnType<typeof useScopeChange>['mutate']>[0];
 
 /**
  * One scope, or Full access, as a switch. It moves at once and the change is sent; if the change
- * is refused the switch moves back and says why. Several may be changed at the same time.
+ * is refused the switch moves back and says why. Several may be changed at the same time. A
+ * switch with `confirmOn` asks before it is turned on.
  */
-function KeySwitch({ appId, on, label, change, confirmOn }: { appId: number; on: boolean; label: React.ReactNode; change: (on: boolean) => ScopeChange; confirmOn?: () => void }) {
+function KeySwitch({
+  appId,
+  on,
+  label,
+  change,
+  confirmOn,
+}: {
+  appId: number;
+  on: boolean;
+  label: ReactNode;
+  change: (on: boolean) => ScopeChange;
+  confirmOn?: { title: string; label: string; body: string };
+}) {
+  const id = useId();
   const mutation = useScopeChange(appId);
+  const [confirming, setConfirming] = useState(false);
   // Set in the same event as the click, so the switch never shows its old position meanwhile.
   const [moving, setMoving] = useState<boolean | undefined>();
   const send = (next: boolean) => {
     setMoving(next);
     mutation.mutate(change(next), { onSettled: () => setMoving(undefined) });
   };
-  const shown = moving ?? on;
+  const saved = mutation.isSuccess || (mutation.error instanceof ApiProblem && mutation.error.code === 'propagation_unconfirmed');
   return (
-    <div>
+    <div className="switch-row">
       <label className="switch">
-        <input type="checkbox" role="switch" checked={shown} aria-busy={mutation.isPending} onChange={(event) => (event.target.checked && confirmOn ? confirmOn() : send(event.target.checked))} />
+        <input
+          type="checkbox"
+          role="switch"
+          checked={moving ?? on}
+          aria-describedby={`${id}-status`}
+          onChange={(event) => (event.target.checked && confirmOn ? setConfirming(true) : send(event.target.checked))}
+        />
         <span>{label}</span>
-        <span role="status" className="switch-status">
-          {mutation.isPending ? 'Saving…' : mutation.isSuccess ? 'Saved' : ''}
-        </span>
       </label>
-      {mutation.error instanceof ApiProblem && mutation.error.code === 'propagation_unconfirmed' ? (
-        <Unconfirmed onRetry={() => mutation.variables && mutation.mutate(mutation.variables)} />
-      ) : (
-        <ErrorNotice error={mutation.error} onRetry={() => mutation.variables && mutation.mutate(mutation.variables)} />
-      )}
+      <span id={`${id}-status`} role="status" className="switch-status">
+        {mutation.isPending ? 'Saving…' : saved ? 'Saved' : ''}
+      </span>
+      <ErrorNotice error={mutation.error} onRetry={() => mutation.variables && mutation.mutate(mutation.variables)} />
+      {confirmOn ? (
+        <ConfirmDialog
+          open={confirming}
+          title={confirmOn.title}
+          confirmLabel={confirmOn.label}
+          destructive
+          onConfirm={() => {
+            setConfirming(false);
+            send(true);
+          }}
+          onCancel={() => setConfirming(false)}
+        >
+          <p>{confirmOn.body}</p>
+        </ConfirmDialog>
+      ) : null}
     </div>
-  );
-}
-
-function FullAccessConfirmation({ appId, open, onClose }: { appId: number; open: boolean; onClose: () => void }) {
-  const grant = useScopeChange(appId);
-  return (
-    <ConfirmDialog
-      open={open}
-      title="Give this key Full access?"
-      confirmLabel="Give Full access"
-      destructive
-      busy={grant.isPending}
-      onConfirm={() => grant.mutate({ full_access: true }, { onSuccess: onClose })}
-      onCancel={onClose}
-    >
-      <p>The key can then do everything, including deleting user data, and any scope added in the future.</p>
-      <ErrorNotice error={grant.error} />
-    </ConfirmDialog>
   );
 }
 
@@ -262,7 +274,7 @@ function AuditTrail({ appId }: { appId: number }) {
       {audit.isPending ? <Loading what="the audit trail" /> : null}
       <ErrorNotice error={audit.error} onRetry={() => audit.refetch()} />
       {audit.data ? (
-        <div className="table-scroll">
+        <TableScroll label="Audit trail">
           <table>
             <thead>
               <tr>
@@ -276,6 +288,10 @@ function AuditTrail({ appId }: { appId: number }) {
                 <tr key={entry.id}>
                   <td>
                     <RelativeTime value={entry.created_at} />
+                    <br />
+                    <span className="hint">
+                      <ExactTime value={entry.created_at} />
+                    </span>
                   </td>
                   <td>{entry.actor.name ?? (entry.actor.member_id ? 'A removed member' : 'The system')}</td>
                   <td>
@@ -285,7 +301,7 @@ function AuditTrail({ appId }: { appId: number }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       ) : null}
     </section>
   );

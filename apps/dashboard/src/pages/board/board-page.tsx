@@ -5,6 +5,7 @@ import { Loading, Page } from '../../components/page';
 import { Pager, useCursorPages } from '../../components/pager';
 import { RelativeTime } from '../../components/relative-time';
 import { SUGGESTION_STATUS_WORDS, TICKET_STATUS_WORDS, useSuggestions, useTickets } from './board-queries';
+import { TableScroll } from '../../components/table-scroll';
 
 /** The board: an app's suggestions and tickets, newest first. */
 export function BoardPage() {
@@ -27,14 +28,14 @@ export function BoardPage() {
 }
 
 function SuggestionList({ appId }: { appId: number }) {
-  const pages = useCursorPages('suggestions');
+  const pages = useCursorPages(`suggestions:${appId}`);
   const suggestions = useSuggestions(appId, pages.cursor);
   if (suggestions.isPending) return <Loading what="suggestions" />;
   if (suggestions.error) return <ErrorNotice error={suggestions.error} onRetry={() => suggestions.refetch()} />;
   if (suggestions.data.data.length === 0) return <p>No suggestions yet. They arrive from your app's widget and the REST API.</p>;
   return (
     <>
-      <div className="table-scroll">
+      <TableScroll label="Suggestions">
         <table>
           <caption className="visually-hidden">Suggestions, newest first</caption>
           <thead>
@@ -64,21 +65,21 @@ function SuggestionList({ appId }: { appId: number }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <Pager pages={pages} nextCursor={suggestions.data.next_cursor} label="Suggestion pages" />
     </>
   );
 }
 
 function TicketList({ appId }: { appId: number }) {
-  const pages = useCursorPages('tickets');
+  const pages = useCursorPages(`tickets:${appId}`);
   const tickets = useTickets(appId, pages.cursor);
   if (tickets.isPending) return <Loading what="tickets" />;
   if (tickets.error) return <ErrorNotice error={tickets.error} onRetry={() => tickets.refetch()} />;
   if (tickets.data.data.length === 0) return <p>No tickets yet. They arrive from your app's widget and the REST API.</p>;
   return (
     <>
-      <div className="table-scroll">
+      <TableScroll label="Tickets">
         <table>
           <caption className="visually-hidden">Tickets, newest first</caption>
           <thead>
@@ -108,7 +109,7 @@ function TicketList({ appId }: { appId: number }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <Pager pages={pages} nextCursor={tickets.data.next_cursor} label="Ticket pages" />
     </>
   );

@@ -1,4 +1,4 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../generated/dashboard-v1';
 
@@ -38,21 +38,37 @@ export function useTickets(appId: number, cursor: string | undefined) {
   });
 }
 
+/** A thread's pages, oldest first: the first page at once, "Show more" for each next one. */
+const THREAD_PAGE = 50;
+const threadPaging = { initialPageParam: undefined as string | undefined, getNextPageParam: (page: { next_cursor: string | null }) => page.next_cursor ?? undefined };
+
 export function useSuggestion(appId: number, suggestionId: number) {
   const path = { params: { path: { appId, suggestionId } } };
   const suggestion = useQuery({ queryKey: suggestionKey(appId, suggestionId), queryFn: () => unwrap(api.GET('/dashboard/v1/apps/{appId}/suggestions/{suggestionId}', path)) });
-  const comments = useQuery({
+  const comments = useInfiniteQuery({
     queryKey: [...suggestionKey(appId, suggestionId), 'comments'],
-    queryFn: () => unwrap(api.GET('/dashboard/v1/apps/{appId}/suggestions/{suggestionId}/comments', { params: { path: { appId, suggestionId }, query: { limit: 100 } } })),
+    queryFn: ({ pageParam }) =>
+      unwrap(
+        api.GET('/dashboard/v1/apps/{appId}/suggestions/{suggestionId}/comments', {
+          params: { path: { appId, suggestionId }, query: { limit: THREAD_PAGE, ...(pageParam ? { cursor: pageParam } : {}) } },
+        }),
+      ),
+    ...threadPaging,
   });
   return { suggestion, comments };
 }
 
 export function useTicket(appId: number, ticketId: number) {
   const ticket = useQuery({ queryKey: ticketKey(appId, ticketId), queryFn: () => unwrap(api.GET('/dashboard/v1/apps/{appId}/tickets/{ticketId}', { params: { path: { appId, ticketId } } })) });
-  const messages = useQuery({
+  const messages = useInfiniteQuery({
     queryKey: [...ticketKey(appId, ticketId), 'messages'],
-    queryFn: () => unwrap(api.GET('/dashboard/v1/apps/{appId}/tickets/{ticketId}/messages', { params: { path: { appId, ticketId }, query: { limit: 100 } } })),
+    queryFn: ({ pageParam }) =>
+      unwrap(
+        api.GET('/dashboard/v1/apps/{appId}/tickets/{ticketId}/messages', {
+          params: { path: { appId, ticketId }, query: { limit: THREAD_PAGE, ...(pageParam ? { cursor: pageParam } : {}) } },
+        }),
+      ),
+    ...threadPaging,
   });
   return { ticket, messages };
 }

@@ -5,6 +5,7 @@ import { ApiProblem } from '../../api/problem';
 import { ErrorNotice } from '../../components/error-notice';
 import { Loading, Page } from '../../components/page';
 import { RelativeTime } from '../../components/relative-time';
+import { ShowMore } from '../../components/show-more';
 import { NotFoundPage } from '../not-found/not-found-page';
 import { SUGGESTION_STATUS_WORDS, useSuggestion, useSuggestionChanges } from './board-queries';
 import { StatusChanger } from './status-changer';
@@ -50,7 +51,7 @@ export function SuggestionPage() {
         {comments.isPending ? <Loading what="comments" /> : null}
         <ErrorNotice error={comments.error} onRetry={() => comments.refetch()} />
         <ol className="conversation">
-          {comments.data?.items.map((item) => (
+          {comments.data?.pages.flatMap((page) => page.items).map((item) => (
             <li key={item.id} className={item.author.type === 'member' ? 'message from-team' : 'message from-user'}>
               <p className="message-meta">
                 <strong>{item.author.name ?? 'Erased user'}</strong> {item.author.type === 'member' ? '(team)' : '(user)'} · <RelativeTime value={item.created_at} />
@@ -59,6 +60,7 @@ export function SuggestionPage() {
             </li>
           ))}
         </ol>
+        <ShowMore thread={comments} what="comments" />
         <form
           className="stacked-form"
           onSubmit={(event) => {

@@ -5,6 +5,7 @@ import { ApiProblem } from '../../api/problem';
 import { ErrorNotice } from '../../components/error-notice';
 import { Loading, Page } from '../../components/page';
 import { RelativeTime } from '../../components/relative-time';
+import { ShowMore } from '../../components/show-more';
 import { NotFoundPage } from '../not-found/not-found-page';
 import { TICKET_STATUS_WORDS, useTicket, useTicketChanges } from './board-queries';
 import { StatusChanger } from './status-changer';
@@ -51,9 +52,9 @@ export function TicketPage() {
         <h2 id="conversation">Conversation</h2>
         {messages.isPending ? <Loading what="messages" /> : null}
         <ErrorNotice error={messages.error} onRetry={() => messages.refetch()} />
-        {messages.data?.items.length === 0 ? <p>No messages yet.</p> : null}
+        {messages.data?.pages[0]?.items.length === 0 ? <p>No messages yet.</p> : null}
         <ol className="conversation">
-          {messages.data?.items.map((message) => (
+          {messages.data?.pages.flatMap((page) => page.items).map((message) => (
             <li key={message.id} className={`message ${message.visibility === 'internal' ? 'internal-note' : message.sender.type === 'member' ? 'from-team' : 'from-user'}`}>
               <p className="message-meta">
                 {message.visibility === 'internal' ? <span className="badge badge-internal">Internal note: the user never sees it</span> : <span className="badge badge-public">Public reply</span>}{' '}
@@ -63,6 +64,7 @@ export function TicketPage() {
             </li>
           ))}
         </ol>
+        <ShowMore thread={messages} what="messages" />
         {record.status === 'closed' ? (
           <p className="hint">This ticket is closed: it takes no more replies or notes.</p>
         ) : (

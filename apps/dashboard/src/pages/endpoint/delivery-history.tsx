@@ -8,6 +8,7 @@ import { EVENTS } from '../webhooks/webhook-queries';
 import type { EventName } from '../webhooks/webhook-queries';
 import { STATUSES, statusLabel, useDeliveries } from './delivery-queries';
 import type { DeliveryStatus, HistoryFilter } from './delivery-queries';
+import { TableScroll } from '../../components/table-scroll';
 
 /** Deliveries newest first, filtered by status and event, paged; refreshing while any is under way. */
 export function DeliveryHistory({ appId, endpointId }: { appId: number; endpointId: string }) {
@@ -41,11 +42,28 @@ export function DeliveryHistory({ appId, endpointId }: { appId: number; endpoint
           </select>
         </div>
       </div>
+      <details className="legend">
+        <summary>What the statuses mean</summary>
+        <dl className="facts">
+          {STATUSES.map(({ status, label, meaning }) => (
+            <div key={status} className="fact">
+              <dt>{label}</dt>
+              <dd>{meaning}</dd>
+            </div>
+          ))}
+        </dl>
+      </details>
+      <p className="history-refresh">
+        <button type="button" className="button-secondary button-small" onClick={() => deliveries.refetch()} disabled={deliveries.isFetching}>
+          {deliveries.isFetching ? 'Refreshing…' : 'Refresh'}
+        </button>{' '}
+        <span className="hint">The history refreshes by itself while a delivery is under way.</span>
+      </p>
       {deliveries.isPending ? <Loading what="deliveries" /> : null}
       <ErrorNotice error={deliveries.error} onRetry={() => deliveries.refetch()} />
       {deliveries.data && deliveries.data.items.length === 0 ? <p>No deliveries{filter.status || filter.event ? ' match these filters' : ' yet'}.</p> : null}
       {deliveries.data && deliveries.data.items.length > 0 ? (
-        <div className="table-scroll">
+        <TableScroll label="Deliveries">
           <table className="history">
             <thead>
               <tr>
@@ -76,7 +94,7 @@ export function DeliveryHistory({ appId, endpointId }: { appId: number; endpoint
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       ) : null}
       <Pager pages={pages} nextCursor={deliveries.data?.next_cursor} label="Delivery pages" />
     </section>

@@ -5,7 +5,7 @@ import { ErrorNotice } from '../../components/error-notice';
 import { Loading, Page } from '../../components/page';
 import { ExactTime, RelativeTime } from '../../components/relative-time';
 import { NotFoundPage } from '../not-found/not-found-page';
-import { statusLabel, useDelivery, useRedeliver } from './delivery-queries';
+import { isSettled, statusLabel, useDelivery, useRedeliver } from './delivery-queries';
 
 /** One delivery and its attempts. A receiver's answer is shown strictly as text, never as markup. */
 export function DeliveryPage() {
@@ -17,12 +17,12 @@ export function DeliveryPage() {
   if (delivery.error instanceof ApiProblem && delivery.error.code === 'not_found') return <NotFoundPage what="delivery" />;
   if (delivery.error) return <ErrorNotice error={delivery.error} onRetry={() => delivery.refetch()} />;
   const { delivery: facts, attempt_log: attempts } = delivery.data;
-  const settled = facts.status !== 'pending' && facts.status !== 'retrying' && facts.status !== 'withheld';
+  const redeliverable = isSettled(facts.status) && facts.status !== 'withheld';
   return (
     <Page
       title={`${facts.event} delivery`}
       actions={
-        settled ? (
+        redeliverable ? (
           <button type="button" className="button-primary" onClick={() => redeliver.mutate()} disabled={redeliver.isPending}>
             {redeliver.isPending ? 'Redelivering…' : 'Redeliver'}
           </button>

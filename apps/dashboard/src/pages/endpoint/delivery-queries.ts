@@ -8,21 +8,35 @@ type DeliveryPage = paths['/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deli
 export type Delivery = DeliveryPage['items'][number];
 export type DeliveryStatus = Delivery['status'];
 
-/** The history's words for each status (the specification leaves their names to us). */
-export const STATUSES: ReadonlyArray<{ status: DeliveryStatus; label: string; meaning: string }> = [
-  { status: 'pending', label: 'Pending', meaning: 'Not attempted yet' },
-  { status: 'retrying', label: 'Retrying', meaning: 'Failed; a retry is scheduled' },
-  { status: 'delivered', label: 'Delivered', meaning: 'The endpoint answered 2xx' },
-  { status: 'abandoned', label: 'Abandoned', meaning: 'Every retry failed' },
-  { status: 'withheld', label: 'Withheld', meaning: 'Not sent: it names an erased user' },
-  { status: 'cancelled', label: 'Cancelled', meaning: 'Not sent again: the endpoint no longer selects this event' },
-];
+/**
+ * The history's words for each status, which the specification leaves to us, and what each
+ * means, as the OpenAPI document says it. A Record, so a new status fails the type check here.
+ */
+const STATUS_WORDS: Record<DeliveryStatus, { label: string; meaning: string }> = {
+  pending: { label: 'Pending', meaning: 'Not attempted yet.' },
+  retrying: { label: 'Retrying', meaning: 'An attempt failed; a retry is scheduled.' },
+  delivered: { label: 'Delivered', meaning: 'The endpoint answered with a 2xx status.' },
+  abandoned: { label: 'Abandoned', meaning: 'The fifth retry failed, or a redelivery by hand failed.' },
+  withheld: { label: 'Withheld', meaning: 'Not sent: it names an erased user.' },
+  cancelled: { label: 'Cancelled', meaning: 'Not attempted again: the endpoint no longer selects this event.' },
+};
 
-export const statusLabel = (status: DeliveryStatus) => STATUSES.find((entry) => entry.status === status)?.label ?? status;
+export const STATUSES = (Object.entries(STATUS_WORDS) as Array<[DeliveryStatus, { label: string; meaning: string }]>).map(([status, words]) => ({ status, ...words }));
 
-/** Deliveries that will change by themselves: the page reads them again until they settle. */
-const unsettled = (deliveries: ReadonlyArray<{ status: DeliveryStatus }>) => deliveries.some((delivery) => delivery.status === 'pending' || delivery.status === 'retrying');
-const REFRESH_MS = 3000;
+export const statusLabel = (status: DeliveryStatus) => STATUS_WORDS[status].label;
+
+/** A delivery that changes no more by itself; one that is not may be redelivered by hand, unless withheld. */
+export const isSettled = (status: DeliveryStatus) => status !== 'pending' && status !== 'retrying';
+
+/**
+ * How often a page reads deliveries under way again: soon while one waits for its first attempt,
+ * slowly while one waits minutes or hours for a retry, not at all once they have all settled.
+ */
+function refreshInterval(deliveries: ReadonlyArray<{ status: DeliveryStatus }>): number | false {
+  if (deliveries.some((delivery) => delivery.status === 'pending')) return 3000;
+  if (deliveries.some((delivery) => delivery.status === 'retrying')) return 30_000;
+  return false;
+}
 
 export interface HistoryFilter {
   status?: DeliveryStatus;
@@ -42,7 +56,7 @@ export function useDeliveries(appId: number, endpointId: string, filter: History
         }),
       ),
     placeholderData: keepPreviousData,
-    refetchInterval: (query) => (query.state.data && unsettled(query.state.data.items) ? REFRESH_MS : false),
+    refetchInterval: (query) => (query.state.data ? refreshInterval(query.state.data.items) : false),
   });
 }
 
@@ -50,7 +64,7 @@ export function useDelivery(appId: number, endpointId: string, deliveryId: strin
   return useQuery({
     queryKey: [...endpointKey(appId, endpointId), 'delivery', deliveryId],
     queryFn: () => unwrap(api.GET('/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries/{deliveryId}', { params: { path: { appId, endpointId, deliveryId } } })),
-    refetchInterval: (query) => (query.state.data && unsettled([query.state.data.delivery]) ? REFRESH_MS : false),
+    refetchInterval: (query) => (query.state.data ? refreshInterval([query.state.data.delivery]) : false),
   });
 }
 
@@ -78,6 +92,8 @@ export function useSendTest(appId: number, endpointId: string) {
 
 export function useRotateSecret(appId: number, endpointId: string) {
   return useMutation({
+    // The answer holds the signing secret: the mutation cache forgets it at once.
+    gcTime: 0,
     mutationFn: () => unwrap(api.POST('/dashboard/v1/apps/{appId}/webhooks/{endpointId}/rotate-secret', { params: { path: { appId, endpointId } } })),
   });
 }

@@ -1,4 +1,5 @@
 import { useRef, useState } from 'react';
+import { useOnClickOutside } from 'usehooks-ts';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useAppId } from '../../app/app-layout';
 import { ConfirmDialog } from '../../components/confirm-dialog';
@@ -29,6 +30,14 @@ type MenuAction = 'test' | 'rotate' | 'edit' | 'delete';
 function EndpointView({ appId, endpoint }: { appId: number; endpoint: Endpoint }) {
   const navigate = useNavigate();
   const menu = useRef<HTMLDetailsElement>(null);
+  const menuButton = useRef<HTMLElement>(null);
+  const closeMenu = () => {
+    if (!menu.current?.open) return;
+    menu.current.open = false;
+    // A dialog opened from the menu gives focus back here when it closes.
+    menuButton.current?.focus();
+  };
+  useOnClickOutside(menu as React.RefObject<HTMLElement>, closeMenu);
   const [action, setAction] = useState<MenuAction | undefined>();
   const [secret, setSecret] = useState<string | undefined>();
   const sendTest = useSendTest(appId, endpoint.id);
@@ -36,7 +45,7 @@ function EndpointView({ appId, endpoint }: { appId: number; endpoint: Endpoint }
   const update = useUpdateEndpoint(appId, endpoint.id);
   const remove = useDeleteEndpoint(appId, endpoint.id);
   const choose = (chosen: MenuAction) => {
-    if (menu.current) menu.current.open = false;
+    closeMenu();
     if (chosen === 'test') sendTest.mutate();
     else setAction(chosen);
   };
@@ -51,8 +60,10 @@ function EndpointView({ appId, endpoint }: { appId: number; endpoint: Endpoint }
     <Page
       title={endpoint.name}
       actions={
-        <details className="menu" ref={menu}>
-          <summary className="button-secondary">Endpoint menu</summary>
+        <details className="menu" ref={menu} onKeyDown={(event) => event.key === 'Escape' && closeMenu()}>
+          <summary className="button-secondary" ref={menuButton}>
+            Endpoint menu
+          </summary>
           <ul>
             {menuItem('test', 'Send test')}
             {menuItem('rotate', 'Rotate secret')}
@@ -110,6 +121,8 @@ function EndpointView({ appId, endpoint }: { appId: number; endpoint: Endpoint }
             onSuccess: (answer) => {
               setAction(undefined);
               setSecret(answer.signing_secret);
+              // The secret lives only in SecretOnce's props from here, not in the mutation's cache.
+              rotate.reset();
             },
           })
         }
@@ -124,7 +137,7 @@ function EndpointView({ appId, endpoint }: { appId: number; endpoint: Endpoint }
         destructive
         busy={remove.isPending}
         onCancel={() => setAction(undefined)}
-        onConfirm={() => remove.mutate(undefined, { onSuccess: () => navigate(`/apps/${appId}/settings/webhooks`) })}
+        onConfirm={() => remove.mutate(undefined, { onSuccess: () => navigate(`/apps/${appId}/settings/webhooks`, { replace: true }) })}
       >
         <p>Nothing more is sent to {endpoint.url}, and its delivery history is deleted with it.</p>
         <ErrorNotice error={remove.error} />

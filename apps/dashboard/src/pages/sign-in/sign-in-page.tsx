@@ -1,12 +1,13 @@
 import { useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { Link, Navigate, useSearchParams } from 'react-router';
-import { api, unwrap } from '../../api/client';
+import { api } from '../../api/client';
 import { ErrorNotice } from '../../components/error-notice';
 import { Field } from '../../components/field';
 import { Page } from '../../components/page';
 import { safeNext } from '../../app/require-session';
 import { sessionStore } from '../../session/session-store';
+import { startSession } from '../../session/start-session';
 import { useSession } from '../../session/use-session';
 
 const ENDED: Record<string, string> = {
@@ -21,8 +22,7 @@ export function SignInPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const signIn = useMutation({
-    mutationFn: () => unwrap(api.POST('/dashboard/v1/sign-in', { body: { email, password } })),
-    onSuccess: (answer) => sessionStore.start(answer),
+    mutationFn: () => startSession(api.POST('/dashboard/v1/sign-in', { body: { email, password } })),
   });
   if (session) return <Navigate to={safeNext(search.get('next'))} replace />;
   return (

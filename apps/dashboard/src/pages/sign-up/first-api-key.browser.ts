@@ -63,7 +63,7 @@ test('a new user signs up, picks a plan, creates an app and gets a key that writ
 
   const write = page.getByRole('switch', { name: /suggestions:write/ });
   await write.check();
-  await expect(page.locator('label', { has: write }).getByRole('status')).toHaveText('Saved');
+  await expect(page.locator('.switch-row', { has: write }).getByRole('status')).toHaveText('Saved');
   const created = await request.post('/api/v1/suggestions', { headers: { Authorization: `Bearer ${key}` }, data: suggestion });
   expect(created.status()).toBe(201);
 

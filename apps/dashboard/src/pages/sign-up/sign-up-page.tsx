@@ -1,12 +1,12 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { Link, Navigate, useSearchParams } from 'react-router';
-import { api, unwrap } from '../../api/client';
+import { api } from '../../api/client';
 import { ErrorNotice, fieldError, formError } from '../../components/error-notice';
-import { Field } from '../../components/field';
+import { Field, useFocusFirstInvalid } from '../../components/field';
 import { Page } from '../../components/page';
 import { safeNext } from '../../app/require-session';
-import { sessionStore } from '../../session/session-store';
+import { startSession } from '../../session/start-session';
 import { useSession } from '../../session/use-session';
 
 /** A new team on the Free plan, with the person signing up as its Owner. */
@@ -16,9 +16,10 @@ export function SignUpPage() {
   const [form, setForm] = useState({ team_name: '', name: '', email: '', password: '' });
   const set = (field: keyof typeof form) => (event: React.ChangeEvent<HTMLInputElement>) => setForm({ ...form, [field]: event.target.value });
   const signUp = useMutation({
-    mutationFn: () => unwrap(api.POST('/dashboard/v1/sign-up', { body: form })),
-    onSuccess: (answer) => sessionStore.start(answer),
+    mutationFn: () => startSession(api.POST('/dashboard/v1/sign-up', { body: form })),
   });
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusFirstInvalid(formRef, signUp.error);
   if (session) return <Navigate to={safeNext(search.get('next'))} replace />;
   const error = (field: string) => fieldError(signUp.error, field);
   return (
@@ -26,6 +27,7 @@ export function SignUpPage() {
       <Page title="Create a team">
         <p>Your team starts on the Free plan, with you as its Owner. You can change the plan later.</p>
         <form
+          ref={formRef}
           onSubmit={(event) => {
             event.preventDefault();
             signUp.mutate();

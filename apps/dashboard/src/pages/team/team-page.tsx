@@ -10,6 +10,7 @@ import { RelativeTime } from '../../components/relative-time';
 import { sessionStore } from '../../session/session-store';
 import type { Session } from '../../session/session-store';
 import { useSignedIn } from '../../session/use-session';
+import { TableScroll } from '../../components/table-scroll';
 
 type Plan = Session['team']['plan'];
 type Role = Session['member']['role'];
@@ -28,6 +29,7 @@ function PlanSection({ session }: { session: Session }) {
   const queryClient = useQueryClient();
   const team = useQuery({ queryKey: ['team'], queryFn: () => unwrap(api.GET('/dashboard/v1/team')) });
   const [chosen, setChosen] = useState<Plan | undefined>();
+  const [confirmDowngrade, setConfirmDowngrade] = useState(false);
   const change = useMutation({
     mutationFn: (plan: Plan) => unwrap(api.PATCH('/dashboard/v1/team', { body: { plan } })),
     onSuccess: (updated) => {
@@ -35,9 +37,11 @@ function PlanSection({ session }: { session: Session }) {
       sessionStore.update({ team: updated });
       queryClient.setQueryData(['team'], updated);
     },
+    onSettled: () => setConfirmDowngrade(false),
   });
   const current = team.data?.plan ?? session.team.plan;
   const isOwner = session.member.role === 'owner';
+  const downgrade = chosen !== undefined && PLAN_ORDER.indexOf(chosen) < PLAN_ORDER.indexOf(current);
   return (
     <section aria-labelledby="plan">
       <h2 id="plan">Plan: {planName(current)}</h2>
@@ -69,7 +73,9 @@ function PlanSection({ session }: { session: Session }) {
           className="inline-form"
           onSubmit={(event) => {
             event.preventDefault();
-            if (chosen && chosen !== current) change.mutate(chosen);
+            if (!chosen || chosen === current) return;
+            if (downgrade) setConfirmDowngrade(true);
+            else change.mutate(chosen);
           }}
         >
           <div className="field">
@@ -90,6 +96,21 @@ function PlanSection({ session }: { session: Session }) {
         <p className="hint">Only an Owner can change the plan.</p>
       )}
       <ErrorNotice error={change.error} onRetry={() => chosen && change.mutate(chosen)} />
+      <ConfirmDialog
+        open={confirmDowngrade}
+        title={`Move the team to ${chosen ? planName(chosen) : ''}?`}
+        confirmLabel={`Move to ${chosen ? planName(chosen) : ''}`}
+        destructive
+        busy={change.isPending}
+        onConfirm={() => chosen && change.mutate(chosen)}
+        onCancel={() => setConfirmDowngrade(false)}
+      >
+        <p>
+          {chosen === 'free'
+            ? 'Every app loses the REST API at once: its keys get 403 plan_upgrade_required. Webhooks are not included either.'
+            : 'The team keeps at most 3 webhook endpoints. If it has more, delete some first.'}
+        </p>
+      </ConfirmDialog>
       {change.isSuccess ? (
         <p role="status" className="notice">
           The team is now on the {planName(change.data.plan)} plan.
@@ -122,7 +143,7 @@ function MembersSection({ session }: { session: Session }) {
       {members.isPending ? <Loading what="members" /> : null}
       <ErrorNotice error={members.error} onRetry={() => members.refetch()} />
       {members.data ? (
-        <div className="table-scroll">
+        <TableScroll label="Members">
           <table>
             <thead>
               <tr>
@@ -137,11 +158,12 @@ function MembersSection({ session }: { session: Session }) {
             </thead>
             <tbody>
               {members.data.items.map((member) => (
-                <MemberRow key={member.id} member={member} acting={session.member} />
+                // Keyed by the role too: a role changed elsewhere resets the row's choice.
+                <MemberRow key={`${member.id}:${member.role}`} member={member} acting={session.member} />
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       ) : null}
       {may.add ? <AddMember roles={may.addRoles} /> : null}
     </section>
@@ -153,7 +175,8 @@ function MemberRow({ member, acting }: { member: Member; acting: Session['member
   const may = allowed(acting, member);
   const [role, setRole] = useState<Role>(member.role);
   const [confirming, setConfirming] = useState(false);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['members'] });
+  // The session too: a member whose own role changed sees the menus of the new one at once.
+  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: ['members'] }), queryClient.invalidateQueries({ queryKey: ['session'] })]);
   const changeRole = useMutation({
     mutationFn: () => unwrap(api.PATCH('/dashboard/v1/members/{memberId}', { params: { path: { memberId: member.id } }, body: { role } })),
     onSuccess: refresh,

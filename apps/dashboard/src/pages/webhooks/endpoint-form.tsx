@@ -1,6 +1,6 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { ErrorNotice, fieldError, formError } from '../../components/error-notice';
-import { Field } from '../../components/field';
+import { Field, useFocusFirstInvalid } from '../../components/field';
 import { EVENTS } from './webhook-queries';
 import type { EndpointFields, EventName } from './webhook-queries';
 
@@ -25,10 +25,13 @@ export function EndpointForm({
 }) {
   const [fields, setFields] = useState(initial);
   const [noEvents, setNoEvents] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  useFocusFirstInvalid(form, error);
   const toggle = (event: EventName, on: boolean) =>
     setFields({ ...fields, events: on ? [...fields.events, event] : fields.events.filter((selected) => selected !== event) });
   return (
     <form
+      ref={form}
       className="stacked-form"
       noValidate
       onSubmit={(event) => {

@@ -10,6 +10,7 @@ import { useSignedIn } from '../../session/use-session';
 import { planName, PLAN_LIMITS } from '../../app/names';
 import { EndpointForm } from './endpoint-form';
 import { useCreateEndpoint, useEndpoints } from './webhook-queries';
+import { TableScroll } from '../../components/table-scroll';
 
 /** Settings -> Webhooks: the app's endpoints, and a new one. */
 export function WebhooksPage() {
@@ -20,21 +21,28 @@ export function WebhooksPage() {
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ name: string; id: string; secret: string } | undefined>();
   const create = useCreateEndpoint(appId);
+  const included = session.team.plan !== 'free';
   return (
     <Page
       title="Webhooks"
       actions={
-        creating || created ? null : (
+        creating || created || !included ? null : (
           <button type="button" className="button-primary" onClick={() => setCreating(true)}>
             Add endpoint
           </button>
         )
       }
     >
-      <p className="lead">
-        Endpoints receive signed HTTPS requests when the events they select happen. Your team's {planName(session.team.plan)} plan includes:{' '}
-        {PLAN_LIMITS[session.team.plan].webhooks.toLowerCase()}, counted across all your apps.
-      </p>
+      <p className="lead">Endpoints receive signed HTTPS requests when the events they select happen.</p>
+      {included ? (
+        <p>
+          Your team's {planName(session.team.plan)} plan includes {PLAN_LIMITS[session.team.plan].webhooks.toLowerCase()}, counted across all your apps.
+        </p>
+      ) : (
+        <p className="notice" role="status">
+          Webhooks are part of the Starter and Pro plans. An Owner can change the plan on the <Link to="/team">Team page</Link>.
+        </p>
+      )}
       {created ? (
         <>
           <SecretOnce label={`Signing secret of ${created.name}`} what="signing secret" secret={created.secret} onDone={() => setCreated(undefined)} />
@@ -60,6 +68,8 @@ export function WebhooksPage() {
                 onSuccess: (answer) => {
                   setCreating(false);
                   setCreated({ name: answer.endpoint.name, id: answer.endpoint.id, secret: answer.signing_secret });
+                  // The secret lives only in SecretOnce's props from here, not in the mutation's cache.
+                  create.reset();
                 },
               })
             }
@@ -72,7 +82,7 @@ export function WebhooksPage() {
         <ErrorNotice error={endpoints.error} onRetry={() => endpoints.refetch()} />
         {endpoints.data && endpoints.data.items.length === 0 && pages.page === 1 ? <p>No endpoints yet.</p> : null}
         {endpoints.data && endpoints.data.items.length > 0 ? (
-          <div className="table-scroll">
+          <TableScroll label="Endpoints">
             <table>
               <thead>
                 <tr>
@@ -97,7 +107,7 @@ export function WebhooksPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         ) : null}
         <Pager pages={pages} nextCursor={endpoints.data?.next_cursor} label="Endpoint pages" />
       </section>
