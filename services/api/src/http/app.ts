@@ -14,6 +14,7 @@ import type { RouteContext } from '../routes/route-context.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { readJsonBody } from './read-json-body.js';
+import { namePathParameterNotText } from './refuse-unstorable-text.js';
 import { requestContext } from './request-context.js';
 import { requestMetrics } from './request-metrics.js';
 
@@ -76,6 +77,7 @@ export function buildApp(options: AppOptions): Express {
   app.use('/dashboard/v1', options.failureRateLimits.dashboard, ...readJsonBody, dashboardRouter(options.context));
 
   app.use(notFound);
+  app.use(namePathParameterNotText(Object.keys(openApiDocument.paths)));
   app.use(errorHandler);
   return app;
 }

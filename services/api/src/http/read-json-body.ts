@@ -1,16 +1,18 @@
 import express from 'express';
 import type { Request, RequestHandler } from 'express';
 import { ApiError } from './api-error.js';
-import { refuseNulCharacters } from './refuse-nul-characters.js';
+import { refuseUnstorableText } from './refuse-unstorable-text.js';
 import { requireJsonBody } from './require-json-body.js';
 
 /**
- * Reads a JSON body (at most 256 KB) and refuses one sent as another type, or a body or query
- * holding U+0000. Mounted only once the caller is known (and on /api/v1 once its scope is
- * checked): a revoked key gets its 401, and a key without the scope its 403, whatever the request
- * carried, and the body of a request that is refused anyway is never parsed.
+ * Reads a JSON body (at most 256 KB) and refuses one sent as another type, or a request whose
+ * body, query or path parameters hold text that cannot be stored. Every surface reads its bodies
+ * here, so this is the one place that refuses such text. Mounted only once the caller is known
+ * (and on /api/v1 once its scope is checked): a revoked key gets its 401, and a key without the
+ * scope its 403, whatever the request carried, and the body of a request that is refused anyway
+ * is never parsed.
  */
-export const readJsonBody: RequestHandler[] = [express.json({ limit: '256kb' }), requireJsonBody, refuseNulCharacters];
+export const readJsonBody: RequestHandler[] = [express.json({ limit: '256kb' }), requireJsonBody, refuseUnstorableText];
 
 /**
  * The JSON body as the object a dashboard command takes; no body is an empty one. Any other JSON
