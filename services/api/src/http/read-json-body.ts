@@ -1,8 +1,19 @@
+import { isUtf8 } from 'node:buffer';
 import express from 'express';
 import type { Request, RequestHandler } from 'express';
 import { ApiError } from './api-error.js';
 import { refuseUnstorableText } from './refuse-unstorable-text.js';
 import { requireJsonBody } from './require-json-body.js';
+
+/**
+ * A body sent as UTF-8 whose bytes are not (a surrogate encoded as bytes, say) is not JSON: read,
+ * those bytes would become U+FFFD, and the record would differ from what was sent.
+ */
+function refuseBytesNotUtf8(_request: unknown, _response: unknown, body: Buffer, encoding: string | null): void {
+  if (encoding?.toLowerCase() === 'utf-8' && !isUtf8(body)) {
+    throw Object.assign(new Error('The request body is not UTF-8.'), { status: 400, type: 'entity.parse.failed' });
+  }
+}
 
 /**
  * Reads a JSON body (at most 256 KB) and refuses one sent as another type, or a request whose
@@ -12,7 +23,7 @@ import { requireJsonBody } from './require-json-body.js';
  * scope its 403, whatever the request carried, and the body of a request that is refused anyway
  * is never parsed.
  */
-export const readJsonBody: RequestHandler[] = [express.json({ limit: '256kb' }), requireJsonBody, refuseUnstorableText];
+export const readJsonBody: RequestHandler[] = [express.json({ limit: '256kb', verify: refuseBytesNotUtf8 }), requireJsonBody, refuseUnstorableText];
 
 /**
  * The JSON body as the object a dashboard command takes; no body is an empty one. Any other JSON

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import express, { Router } from 'express';
 import request from 'supertest';
@@ -82,5 +84,25 @@ describe('text that cannot be stored', () => {
     const answer = await request(surface()).get('/v1/things/a%00b');
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ error: 'validation_failed', field: 'thingId' });
+  });
+});
+
+describe('a body sent as UTF-8', () => {
+  it('is refused as malformed_json when its bytes are not UTF-8, instead of being read with U+FFFD in their place', async () => {
+    const server = surface().listen(0);
+    await once(server, 'listening');
+    try {
+      // A surrogate encoded as bytes, as a WTF-8 encoder would write it; sent as they are.
+      const bytes = new Uint8Array([...new TextEncoder().encode('{"title": "'), 0xed, 0xa0, 0x80, ...new TextEncoder().encode('"}')]);
+      const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/things/1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: bytes,
+      });
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toMatchObject({ error: 'malformed_json' });
+    } finally {
+      server.close();
+    }
   });
 });
