@@ -328,6 +328,7 @@ function dashboardWebhookPaths() {
   });
   // What every webhook operation may answer, and what only some do (by operation below).
   const errors = {
+    '400': errorResponse('`validation_failed` with `field`: a path parameter that is not percent-encoded UTF-8 text.'),
     '401': dashboardErrors['401'],
     '403': errorResponse('`insufficient_role`: this needs an Owner or Admin.'),
     '404': errorResponse('`not_found`: no such app, endpoint or delivery for this team (also an id that is not one).'),
