@@ -1,6 +1,7 @@
 export { runMigrations, MigrationError } from './migrations.js';
 export type { MigrationOptions } from './migrations.js';
 export { createPool, createPrismaAdapter } from './prisma-adapter.js';
+export { withClient } from './with-client.js';
 export { DEFAULT_POOL_SIZE, databasePoolSizeVariable } from './pool-size.js';
 export type { PoolOptions } from './prisma-adapter.js';
 export { deleteInBatches } from './delete-in-batches.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { createTestDatabase, resolveTestInfrastructure, untilSomeoneWaitsOn } from '@feedback/test-support';
+import { TcpProxy, createTestDatabase, resolveTestInfrastructure, untilSomeoneWaitsOn } from '@feedback/test-support';
 import type { TestDatabase } from '@feedback/test-support';
 import { createLogger } from '@feedback/logging';
 import { MigrationError, runMigrations } from './migrations.js';
@@ -117,5 +117,29 @@ describe('migrations', () => {
     await expect(runMigrations({ connectionString: database.url, schema: 'failing', directory: failing, logger })).rejects.toThrow(/^migration 2_broken failed: duplicate key/);
     expect(await query('SELECT name FROM failing.schema_migrations')).toEqual([{ name: '1_table' }]);
     expect(await query("SELECT to_regclass('failing.pairs') AS pairs")).toEqual([{ pairs: null }]);
+  });
+  it('fail the start-up with the error, and leave the process running, when the database connection is cut while they wait for the lock, again and again', async () => {
+    const directory = await migrationsFolder('interrupted', { '1_table': 'CREATE TABLE things (name text);' });
+    const target = new URL(database.url);
+    const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      for (let cut = 0; cut < 10; cut += 1) {
+        // Another replica inside its transaction for the same schema, holding the lock.
+        await holder.query('BEGIN');
+        await holder.query("SELECT pg_advisory_xact_lock(hashtext('migrations:interrupted'))");
+        const run = runMigrations({ connectionString: proxy.urlFor(database.url), schema: 'interrupted', directory, logger });
+        await untilSomeoneWaitsOn(holder);
+        proxy.interrupt();
+        await expect(run).rejects.toThrow(/terminated/);
+        proxy.restore();
+        await holder.query('ROLLBACK');
+      }
+      expect(await runMigrations({ connectionString: proxy.urlFor(database.url), schema: 'interrupted', directory, logger })).toEqual(['1_table']);
+    } finally {
+      await holder.end();
+      await proxy.close();
+    }
   });
 });

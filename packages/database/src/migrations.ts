@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from '@feedback/logging';
+import { createPool } from './prisma-adapter.js';
+import { withClient } from './with-client.js';
 
 /**
  * Applies a service's migrations to its own PostgreSQL schema.
@@ -44,10 +46,19 @@ export async function runMigrations(options: MigrationOptions): Promise<string[]
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort();
-  // The pools' limit for reaching the server (prisma-adapter.ts): a database that drops packets
-  // fails the start-up in 10 s, logged, instead of holding it silently until the OS gives up.
-  const client = new pg.Client({ connectionString: options.connectionString, connectionTimeoutMillis: 10_000, keepAlive: true });
-  await client.connect();
+  // One connection of a pool like the services' (createPool): a database that drops packets fails
+  // the start-up in 10 s, logged, instead of holding it silently until the OS gives up. It is held
+  // through withClient, so one that restarts meanwhile fails the start-up with its error instead of
+  // ending the process with an 'error' event nobody heard.
+  const pool = createPool({ connectionString: options.connectionString, logger: options.logger, max: 1 });
+  try {
+    return await withClient(pool, (client) => migrate(client, options, schema, folders));
+  } finally {
+    await pool.end();
+  }
+}
+
+async function migrate(client: pg.PoolClient, options: MigrationOptions, schema: string, folders: string[]): Promise<string[]> {
   const lockKey = `migrations:${options.schema}`;
   /**
    * Runs `work` in one transaction that holds the schema's migration lock until it ends; what
@@ -73,40 +84,36 @@ export async function runMigrations(options: MigrationOptions): Promise<string[]
   const appliedChecksum = async (name: string) =>
     (await client.query<{ checksum: string }>(`SELECT checksum FROM ${schema}.schema_migrations WHERE name = $1`, [name])).rows[0]?.checksum;
   const applied: string[] = [];
-  try {
-    await underLock(async () => {
-      // Created only when missing: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the
-      // database even when the schema exists, which a role given only its own schema lacks.
-      const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [options.schema]);
-      if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${schema}`);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
-           name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
-      );
-    });
-    for (const name of folders) {
-      const sql = await readFile(join(options.directory, name, 'migration.sql'), 'utf8');
-      const checksum = checksumOf(sql);
-      // Named whatever failed: the migration, its record, or its commit (a deferred constraint).
-      const failed = (error: unknown) => (error instanceof MigrationError ? error : new MigrationError(`migration ${name} failed: ${(error as Error).message}`, { cause: error }));
-      // Looked up under the lock: another replica may have applied it a moment ago.
-      const done = await underLock(async () => {
-        const previous = await appliedChecksum(name);
-        if (previous !== undefined) {
-          if (previous !== checksum) throw new MigrationError(`migration ${name} was changed after it was applied to schema ${options.schema}`);
-          return false;
-        }
-        await client.query(`SET LOCAL search_path TO ${schema}`);
-        await client.query(sql);
-        await client.query(`INSERT INTO ${schema}.schema_migrations (name, checksum) VALUES ($1, $2)`, [name, checksum]);
-        return true;
-      }, failed);
-      if (!done) continue;
-      applied.push(name);
-      options.logger.info('migration applied', { schema: options.schema, migration: name });
-    }
-  } finally {
-    await client.end();
+  await underLock(async () => {
+    // Created only when missing: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the
+    // database even when the schema exists, which a role given only its own schema lacks.
+    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [options.schema]);
+    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${schema}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
+         name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+  });
+  for (const name of folders) {
+    const sql = await readFile(join(options.directory, name, 'migration.sql'), 'utf8');
+    const checksum = checksumOf(sql);
+    // Named whatever failed: the migration, its record, or its commit (a deferred constraint).
+    const failed = (error: unknown) => (error instanceof MigrationError ? error : new MigrationError(`migration ${name} failed: ${(error as Error).message}`, { cause: error }));
+    // Looked up under the lock: another replica may have applied it a moment ago.
+    const done = await underLock(async () => {
+      const previous = await appliedChecksum(name);
+      if (previous !== undefined) {
+        if (previous !== checksum) throw new MigrationError(`migration ${name} was changed after it was applied to schema ${options.schema}`);
+        return false;
+      }
+      await client.query(`SET LOCAL search_path TO ${schema}`);
+      await client.query(sql);
+      await client.query(`INSERT INTO ${schema}.schema_migrations (name, checksum) VALUES ($1, $2)`, [name, checksum]);
+      return true;
+    }, failed);
+    if (!done) continue;
+    applied.push(name);
+    options.logger.info('migration applied', { schema: options.schema, migration: name });
   }
   return applied;
 }

@@ -22,6 +22,13 @@ export interface RunningSystem {
   worker: WorkerService;
   /** Cuts and restores every service's broker connection, as a broker restart would. */
   brokerProxy: TcpProxy;
+  /**
+   * With `databaseProxy`: cuts and restores every service's database connection, as a PostgreSQL
+   * restart would.
+   */
+  databaseProxy?: TcpProxy;
+  /** The system's database, reached directly (`env.DATABASE_URL` may go through `databaseProxy`). */
+  databaseUrl: string;
   /** The broker namespace of this system's exchanges and queues. */
   namespace: string;
   /** The environment the services were started with (to start more, as processes). */
@@ -45,14 +52,17 @@ function capturingLogger(service: string, logs: string[]): Logger {
 /**
  * Starts api, authority and worker in this process, each through its real start-up path (config
  * parsing, migrations, broker, health server), on a database and broker namespace of their own.
+ * With `options.databaseProxy` (default: false) they reach the database through a `TcpProxy` too.
  */
-export async function startSystem(overrides: Record<string, string> = {}): Promise<RunningSystem> {
+export async function startSystem(overrides: Record<string, string> = {}, options: { databaseProxy?: boolean } = {}): Promise<RunningSystem> {
   const database: TestDatabase = await createTestDatabase(POSTGRES_URL);
   const namespace = createTestNamespace();
   const target = new URL(AMQP_URL);
   const brokerProxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5672) });
+  const postgres = new URL(POSTGRES_URL);
+  const databaseProxy = options.databaseProxy ? await TcpProxy.start({ host: postgres.hostname, port: Number(postgres.port || 5432) }) : undefined;
   const env = {
-    DATABASE_URL: database.url,
+    DATABASE_URL: databaseProxy ? databaseProxy.urlFor(database.url) : database.url,
     AMQP_URL: brokerProxy.urlFor(AMQP_URL),
     BROKER_NAMESPACE: namespace,
     PORT: '0',
@@ -89,6 +99,8 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     authority,
     worker,
     brokerProxy,
+    databaseProxy,
+    databaseUrl: database.url,
     namespace,
     env,
     logs,
@@ -98,6 +110,7 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
       await worker.stop();
       await authority.stop();
       await brokerProxy.close();
+      await databaseProxy?.close();
       const { retryDelaysMs, throttleDelaysMs } = readWorkerConfig(env).config;
       await deleteBrokerObjects(AMQP_URL, durableBrokerObjects(namespace, retryDelaysMs, throttleDelaysMs));
       await database.drop();

@@ -15,6 +15,7 @@ import { dashboardPages } from './dashboard-pages.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { readJsonBody } from './read-json-body.js';
+import { namePathParameterNotText } from './refuse-unstorable-text.js';
 import { requestContext } from './request-context.js';
 import { requestMetrics } from './request-metrics.js';
 
@@ -80,6 +81,7 @@ export function buildApp(options: AppOptions): Express {
   if (options.dashboardDirectory) app.use(dashboardPages(options.dashboardDirectory, options.logger));
 
   app.use(notFound);
+  app.use(namePathParameterNotText(Object.keys(openApiDocument.paths)));
   app.use(errorHandler);
   return app;
 }

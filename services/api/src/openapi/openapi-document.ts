@@ -306,14 +306,15 @@ function dashboardWebhookPaths() {
   const body = (method: keyof typeof rpcMethods, omit: string[]) => ({
     requestBody: { required: true, content: json(bodySchema(rpcMethods[method].request.schema as Schema, ['owner', ...omit])) },
   });
-  // Every webhook operation: who may not, and an app, endpoint or delivery not of this team; `codes` are its own besides.
+  // Every webhook operation: who may not, an app, endpoint or delivery not of this team, and a path
+  // parameter that is not UTF-8 text (`validation_failed`); `codes` are its own besides.
   const operation = (operationId: string, summary: string, success: Record<string, unknown>, codes: readonly ErrorCode[], extra: Operation = {}) => ({
     operationId,
     summary,
     tags: ['Webhooks'],
     security: [{ memberSession: [] }],
     ...extra,
-    responses: { ...success, ...errorAnswers(dashboardCodes({ body: extra.requestBody !== undefined }, ['insufficient_role', 'not_found', ...codes])) },
+    responses: { ...success, ...errorAnswers(dashboardCodes({ body: extra.requestBody !== undefined }, ['insufficient_role', 'not_found', 'validation_failed', ...codes])) },
   });
   // The paging of the endpoint list and of the delivery history.
   const cursorParameter = { name: 'cursor', in: 'query', required: false, description: "The previous page's `next_cursor`.", schema: { type: 'string' } };

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
 import { Broker, ConfirmedPublisher, declareExchanges, topologyNames } from '@feedback/messaging';
-import { createMigratedTestDatabase, createTestNamespace, deleteBrokerObjects, eventually, resolveTestInfrastructure } from '@feedback/test-support';
+import { createPool } from '@feedback/database';
+import { TcpProxy, createMigratedTestDatabase, createTestNamespace, deleteBrokerObjects, eventually, resolveTestInfrastructure } from '@feedback/test-support';
 import type { MigratedTestDatabase, TestInfrastructure } from '@feedback/test-support';
 import amqplib from 'amqplib';
 import type pg from 'pg';
@@ -224,5 +225,54 @@ describe('OutboxRelay', () => {
       },
       { timeoutMs: 5000, what: 'the published events\' index entries to be marked dead' },
     );
+  });
+  it('loses no event, and keeps the process alive, when its database connection is cut again and again while a batch is being published', async () => {
+    const target = new URL(database.url);
+    const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    const proxied = createPool({ connectionString: proxy.urlFor(database.url), logger, max: 2 });
+    // The connection the relay holds for its batch.
+    let held: pg.PoolClient | undefined;
+    proxied.on('acquire', (client) => (held = client));
+    let cutNext = false;
+    // The real publisher; when told to, it first cuts the batch's database connection and waits
+    // until node-postgres has given it up, failing its queries and emitting 'error' on it, while
+    // the relay holds it.
+    const cutting = {
+      publish: async (...args: Parameters<ConfirmedPublisher['publish']>) => {
+        if (cutNext) {
+          cutNext = false;
+          proxy.interrupt();
+          await expect(held!.query('SELECT 1')).rejects.toThrow(/terminated/);
+        }
+        return publisher.publish(...args);
+      },
+    } as unknown as ConfirmedPublisher;
+    const relay = new OutboxRelay(proxied, cutting, names, logger);
+    const standIn = await bindStandInQueue();
+    const written: string[] = [];
+    try {
+      await standIn.channel.purgeQueue(queue);
+      for (let cut = 0; cut < 20; cut += 1) {
+        const eventId = randomUUID();
+        written.push(eventId);
+        await pool.query(`INSERT INTO api.outbox_events (event_id, event_type, payload) VALUES ($1, 'suggestion.created', $2)`, [eventId, JSON.stringify({ id: eventId })]);
+        cutNext = true;
+        await expect(relay.publishBatch()).rejects.toThrow(/not queryable|terminated/);
+        proxy.restore();
+      }
+      while ((await relay.publishBatch()) > 0);
+      const unpublished = await pool.query('SELECT event_id FROM api.outbox_events WHERE event_id = ANY($1) AND published_at IS NULL', [written]);
+      expect(unpublished.rows).toEqual([]);
+      const received = new Set<string>();
+      for (let message = await standIn.channel.get(queue, { noAck: true }); message; message = await standIn.channel.get(queue, { noAck: true })) {
+        received.add(message.properties.messageId as string);
+      }
+      // Each cut batch was confirmed by the broker but not stamped: published again, never lost.
+      expect(written.filter((eventId) => !received.has(eventId))).toEqual([]);
+    } finally {
+      await standIn.close();
+      await proxied.end();
+      await proxy.close();
+    }
   });
 });

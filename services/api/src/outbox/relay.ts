@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { withClient } from '@feedback/database';
 import type { Logger } from '@feedback/logging';
 import type { ConfirmedPublisher, TopologyNames } from '@feedback/messaging';
 import type { OutboxMetrics } from './outbox-metrics.js';
@@ -169,33 +170,31 @@ export class OutboxRelay {
    * publishing itself.
    */
   async publishBatch(): Promise<number> {
-    const client = await this.pool.connect();
-    let failed = false;
-    try {
-      const results = (await client.query(this.claimBatchSql)) as unknown as Array<pg.QueryResult<ClaimedEvent>>;
-      const { rows } = results[results.length - 1]!;
-      if (rows.length === 0) {
+    // Held across the broker's confirms: withClient hears the connection's loss meanwhile, and
+    // after any failure the pool closes the connection (a query that timed out may still be
+    // running on it) and opens another.
+    return withClient(this.pool, async (client) => {
+      try {
+        const results = (await client.query(this.claimBatchSql)) as unknown as Array<pg.QueryResult<ClaimedEvent>>;
+        const { rows } = results[results.length - 1]!;
+        if (rows.length === 0) {
+          await client.query('COMMIT');
+          return 0;
+        }
+        // One channel keeps publish order; confirms are awaited together. The payload is sent as
+        // stored; routed by event name (internal events, privacy.user_erased, travel the same way).
+        // Mandatory: an event no queue takes (the worker has not yet declared its queue, on a first
+        // start) stays in the outbox instead of being confirmed and dropped.
+        await Promise.all(
+          rows.map((row) => this.publisher.publish(this.names.domainEvents, row.event_type, Buffer.from(row.payload), { messageId: row.event_id, mandatory: true })),
+        );
         await client.query('COMMIT');
-        return 0;
+        this.options.metrics?.published.inc(rows.length);
+        return rows.length;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
       }
-      // One channel keeps publish order; confirms are awaited together. The payload is sent as
-      // stored; routed by event name (internal events, privacy.user_erased, travel the same way).
-      // Mandatory: an event no queue takes (the worker has not yet declared its queue, on a first
-      // start) stays in the outbox instead of being confirmed and dropped.
-      await Promise.all(
-        rows.map((row) => this.publisher.publish(this.names.domainEvents, row.event_type, Buffer.from(row.payload), { messageId: row.event_id, mandatory: true })),
-      );
-      await client.query('COMMIT');
-      this.options.metrics?.published.inc(rows.length);
-      return rows.length;
-    } catch (error) {
-      failed = true;
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      // After a failure the connection is not trusted (a query that timed out may still be
-      // running on it): the pool closes it and opens another.
-      client.release(failed);
-    }
+    });
   }
 }

@@ -10,8 +10,9 @@ function externalIdOf(request: Request): string {
   const raw = request.params['externalId'];
   // Counted in characters, as the schema that accepted the id when the user was created counts
   // them (an emoji is one character and two UTF-16 units).
-  if (typeof raw !== 'string' || raw.length === 0 || [...raw].length > 255 || raw.includes('\0')) {
-    throw new ApiError('validation_failed', 'The external id must be 1 to 255 characters, without U+0000.', { field: 'externalId' });
+  // Text that cannot be stored (U+0000, a lone surrogate) is refused with the body (readJsonBody).
+  if (typeof raw !== 'string' || raw.length === 0 || [...raw].length > 255) {
+    throw new ApiError('validation_failed', 'The external id must be 1 to 255 characters.', { field: 'externalId' });
   }
   return raw;
 }
