@@ -39,7 +39,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   const leases = apiInstanceLeases(prisma, API_INSTANCE_LEASE_GRACE_MS);
   const notifier = new KeyChangeNotifier(broker, names, logger, leases, config.keyChangeTimeoutMs);
   const access = memberAccess(prisma, signer);
-  const sessions = sessionCommands(prisma, signer, access, { ttlSeconds: config.sessionTtlSeconds, maxSeconds: config.sessionMaxSeconds });
+  const sessions = sessionCommands(prisma, signer, access, { ttlSeconds: config.sessionTtlSeconds, maxSeconds: config.sessionMaxSeconds }, logger);
   const members = memberCommands(prisma, signer, access, sessions);
   const keys = keyCommands(prisma, access, notifier);
   // The authority's own calls: the webhook worker counts a team's endpoints before a plan change.

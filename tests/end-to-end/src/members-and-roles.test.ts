@@ -37,8 +37,11 @@ async function renew(token: string, baseUrl = url()) {
   return answer;
 }
 
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { sid: string; gen?: number };
 /** The session a token names (its `sid` claim). */
-const sessionOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { sid: string }).sid;
+const sessionOf = (token: string) => claimsOf(token).sid;
+/** Which of its session's tokens a token is (its `gen` claim). */
+const generationOf = (token: string) => claimsOf(token).gen;
 
 beforeAll(async () => {
   system = await startSystem();
@@ -234,6 +237,46 @@ describe('sessions', () => {
     const refused = await call(url(), 'POST', '/dashboard/v1/session/renew', { token });
     expect({ status: refused.status, error: refused.body['error'] }).toEqual({ status: 401, error: 'invalid_session' });
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer realm="dashboard"/);
+  });
+
+  it('renews a replaced token within the grace with a token of the current generation, and other calls with the replaced token still work', async () => {
+    const { email, password } = await addMember('member');
+    const first = (await signIn(email, password)).body.token;
+    const firstTab = (await renew(first)).body.token;
+    // Another tab, holding the same token, renews it moments later.
+    const otherTab = await renew(first);
+    expect(otherTab.status).toBe(200);
+    expect([generationOf(first), generationOf(firstTab), generationOf(otherTab.body.token)]).toEqual([0, 1, 1]);
+    for (const token of [first, firstTab, otherTab.body.token]) {
+      expect((await call(url(), 'GET', '/dashboard/v1/team', { token })).status).toBe(200);
+    }
+  });
+
+  it('ends the session when a replaced token renews after the grace: every token of it gets 401 invalid_session, the newest included', async () => {
+    const { email, password } = await addMember('member');
+    const first = (await signIn(email, password)).body.token;
+    const newest = (await renew(first)).body.token;
+    // A minute has passed since the first token was replaced, longer than the 30 s grace.
+    await system.authority.prisma.memberSession.update({ where: { id: sessionOf(first) }, data: { renewedAt: new Date(Date.now() - 60_000) } });
+    const reused = await call(url(), 'POST', '/dashboard/v1/session/renew', { token: first });
+    expect({ status: reused.status, error: reused.body['error'] }).toEqual({ status: 401, error: 'invalid_session' });
+    for (const token of [first, newest]) {
+      for (const [method, path] of [['GET', '/dashboard/v1/team'], ['POST', '/dashboard/v1/session/renew']] as const) {
+        const answer = await call(url(), method, path, { token });
+        expect({ method, path, status: answer.status, error: answer.body['error'] }).toEqual({ method, path, status: 401, error: 'invalid_session' });
+      }
+    }
+  });
+
+  it('answers two renewals at once with the same token, as two tabs send them, each with a working token of the same next generation', async () => {
+    const { email, password } = await addMember('member');
+    const first = (await signIn(email, password)).body.token;
+    const [one, other] = await Promise.all([renew(first), renew(first)]);
+    expect([one.status, other.status]).toEqual([200, 200]);
+    expect([generationOf(one.body.token), generationOf(other.body.token)]).toEqual([1, 1]);
+    for (const token of [one.body.token, other.body.token]) {
+      expect((await call(url(), 'GET', '/dashboard/v1/team', { token })).status).toBe(200);
+    }
   });
 
   it('ends the session at sign-out: every token of it gets 401 invalid_session on every dashboard route, on every api instance', async () => {

@@ -14,6 +14,8 @@ export interface LiveSession {
   session: MemberSession;
   /** When the token presented expires: a renewed session has later tokens too. */
   tokenExpiresAt: Date;
+  /** The generation of the token presented, which only a renewal compares with the session's. */
+  tokenGeneration: number;
 }
 
 /**
@@ -38,8 +40,10 @@ export function memberAccess(prisma: PrismaClient, signer: SessionSigner, now: (
     ) {
       throw sessionInvalid();
     }
+    // Any generation of a live session counts here, not only its current one: a request another
+    // tab sent just before a renewal still succeeds. Renewal alone asks for the current one.
     const { member, ...record } = session;
-    return { member, session: record, tokenExpiresAt: claims.expiresAt };
+    return { member, session: record, tokenExpiresAt: claims.expiresAt, tokenGeneration: claims.generation };
   }
 
   return {

@@ -12,6 +12,8 @@ export interface SessionClaims {
   teamId: string;
   /** The session record (`member_sessions`) the token belongs to. */
   sessionId: string;
+  /** Which of the session's tokens this is: 0 at sign-in, one more at each renewal. */
+  generation: number;
   expiresAt: Date;
 }
 
@@ -24,6 +26,7 @@ export interface SessionMember {
 }
 
 const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+const isGeneration = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /**
  * Signs member session tokens with an Ed25519 key from configuration, and verifies them. Only the
@@ -49,10 +52,10 @@ export class SessionSigner {
     this.publicJwk = exportJWK(this.publicKey).then((jwk) => ({ ...jwk, kid: this.keyId, alg: 'EdDSA', use: 'sig' }));
   }
 
-  /** A token of `session` for `member`, valid until `expiresAt` (whole seconds, as JWTs count). */
-  async sign(member: SessionMember, session: { id: string; expiresAt: Date }): Promise<string> {
+  /** A token of `session` and its `generation` for `member`, valid until `expiresAt` (whole seconds, as JWTs count). */
+  async sign(member: SessionMember, session: { id: string; generation: number; expiresAt: Date }): Promise<string> {
     // The name is for display as an event's sender; decisions never trust the token's role.
-    return new SignJWT({ team_id: member.teamId, role: member.role, name: member.name, sid: session.id })
+    return new SignJWT({ team_id: member.teamId, role: member.role, name: member.name, sid: session.id, gen: session.generation })
       .setProtectedHeader({ alg: 'EdDSA', kid: this.keyId })
       .setSubject(member.id)
       .setIssuer(SESSION_ISSUER)
@@ -75,9 +78,10 @@ export class SessionSigner {
         currentDate: new Date(this.now()),
         requiredClaims: ['sub', 'exp', 'sid'],
       });
-      const { sub, team_id: teamId, sid, exp } = payload;
-      if (!isText(sub) || !isText(teamId) || !isText(sid) || typeof exp !== 'number') return undefined;
-      return { memberId: sub, teamId, sessionId: sid, expiresAt: new Date(exp * 1000) };
+      // Tokens signed before sessions had generations name none: they are the first of theirs.
+      const { sub, team_id: teamId, sid, gen = 0, exp } = payload;
+      if (!isText(sub) || !isText(teamId) || !isText(sid) || !isGeneration(gen) || typeof exp !== 'number') return undefined;
+      return { memberId: sub, teamId, sessionId: sid, generation: gen, expiresAt: new Date(exp * 1000) };
     } catch {
       return undefined;
     }

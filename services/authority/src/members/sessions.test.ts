@@ -10,7 +10,7 @@ import { connectAuthorityDatabase, migrateAuthorityDatabase } from '../database.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { pruneMemberSessions } from './prune-sessions.js';
 import { SESSION_AUDIENCE, SESSION_ISSUER, SessionSigner } from './session-tokens.js';
-import { sessionCommands } from './sessions.js';
+import { RENEWAL_GRACE_SECONDS, sessionCommands } from './sessions.js';
 
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
 const signingKey = () => generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
@@ -40,13 +40,14 @@ async function signedIn() {
   const now = () => clock;
   const signer = new SessionSigner(key, now);
   const access = memberAccess(prisma, signer, now);
-  const sessions = sessionCommands(prisma, signer, access, { ttlSeconds: TTL_SECONDS, maxSeconds: MAX_SECONDS }, now);
+  const sessions = sessionCommands(prisma, signer, access, { ttlSeconds: TTL_SECONDS, maxSeconds: MAX_SECONDS }, logger, now);
   const team = await prisma.team.create({ data: { name: 'Acme' } });
   const member = await prisma.member.create({
     data: { teamId: team.id, email: `member-${team.id}@example.com`, name: 'Olive', passwordHash: 'not used here', role: 'owner' },
   });
   const started = clock;
   const { token } = await sessions.begin(member, team);
+  const { id } = await prisma.memberSession.findFirstOrThrow({ where: { memberId: member.id } });
   return {
     key,
     member,
@@ -54,6 +55,32 @@ async function signedIn() {
     access,
     sessions,
     token,
+    renew: (token: string) => sessions.renewSession({ session: token }),
+    /**
+     * Starts `renewals` while the session's record is locked, and lets them go on together once two
+     * of them wait for it: so they run at the same moment, whatever the scheduling.
+     */
+    async holdingSession<T>(renewals: () => Promise<T>): Promise<T> {
+      let started: Promise<T> | undefined;
+      await prisma.$transaction(
+        async (tx) => {
+          await tx.$executeRaw`SELECT 1 FROM authority.member_sessions WHERE id = ${id}::uuid FOR UPDATE`;
+          started = renewals();
+          started.catch(() => undefined);
+          for (;;) {
+            // Asked outside the transaction, which would see the activity as it was at its start.
+            const [{ waiting }] = await prisma.$queryRaw<[{ waiting: number }]>`
+              SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+            if (waiting >= 2) break;
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+        },
+        { timeout: 30_000 },
+      );
+      return started!;
+    },
+    /** The generation of the session's current token, as its record holds it. */
+    generation: async () => (await prisma.memberSession.findUniqueOrThrow({ where: { id } })).generation,
     /** Seconds since sign-in, as the authority's clock reads. */
     at(seconds: number) {
       clock = started + seconds * 1000;
@@ -131,8 +158,93 @@ describe('a member session', () => {
   it('refuses a token signed with another key for the same session', async () => {
     const session = await signedIn();
     const { id } = await prisma.memberSession.findFirstOrThrow({ where: { memberId: session.member.id } });
-    const forged = await new SessionSigner(signingKey()).sign(session.member, { id, expiresAt: new Date(Date.now() + 60_000) });
+    const forged = await new SessionSigner(signingKey()).sign(session.member, { id, generation: 0, expiresAt: new Date(Date.now() + 60_000) });
     await expect(session.access.loadActor(forged)).rejects.toMatchObject({ code: 'session_invalid' });
+  });
+});
+
+describe('renewing a session', () => {
+  const refused = { code: 'session_invalid' };
+
+  it('renews with the current token, whose answer becomes the current one', async () => {
+    const session = await signedIn();
+    session.at(60);
+    const first = await session.renew(session.token);
+    expect(await session.generation()).toBe(1);
+    session.at(120);
+    const second = await session.renew(first.token);
+    expect(await session.generation()).toBe(2);
+    await expect(session.access.loadActor(second.token)).resolves.toMatchObject({ id: session.member.id });
+  });
+
+  it('ends the session when a replaced token renews after the grace, refusing every token of it, the newest included', async () => {
+    const session = await signedIn();
+    session.at(60);
+    const newest = await session.renew(session.token);
+    session.at(60 + RENEWAL_GRACE_SECONDS + 1);
+    await expect(session.renew(session.token)).rejects.toMatchObject(refused);
+    for (const token of [session.token, newest.token]) {
+      await expect(session.access.loadActor(token)).rejects.toMatchObject(refused);
+      await expect(session.sessions.getSession({ session: token })).rejects.toMatchObject(refused);
+      await expect(session.renew(token)).rejects.toMatchObject(refused);
+    }
+  });
+
+  it('answers the token just replaced, within the grace, with a working token of the current generation, and the session goes on', async () => {
+    const session = await signedIn();
+    session.at(60);
+    const firstTab = await session.renew(session.token);
+    session.at(60 + RENEWAL_GRACE_SECONDS - 1);
+    const secondTab = await session.renew(session.token);
+    expect(await session.generation()).toBe(1);
+    await expect(session.access.loadActor(secondTab.token)).resolves.toMatchObject({ id: session.member.id });
+    // Either tab's token is the current one: the first tab's still renews, well after the grace.
+    session.at(300);
+    await expect(session.renew(firstTab.token)).resolves.toMatchObject({ member: { id: session.member.id } });
+    expect(await session.generation()).toBe(2);
+  });
+
+  it('lets two renewals with the same token at once both succeed, each answering a token of the current generation', async () => {
+    const session = await signedIn();
+    session.at(60);
+    const [one, other] = await session.holdingSession(() => Promise.all([session.renew(session.token), session.renew(session.token)]));
+    expect(await session.generation()).toBe(1);
+    // Each answer renews after the grace: the first advances the generation, the second is within the grace of that.
+    session.at(60 + RENEWAL_GRACE_SECONDS + 1);
+    await session.renew(one.token);
+    const last = await session.renew(other.token);
+    await expect(session.access.loadActor(last.token)).resolves.toMatchObject({ id: session.member.id });
+  });
+
+  it('keeps answering other commands with a replaced token until it expires', async () => {
+    const session = await signedIn();
+    session.at(60);
+    const first = await session.renew(session.token);
+    session.at(120);
+    const second = await session.renew(first.token);
+    expect(await session.generation()).toBe(2);
+    for (const token of [session.token, first.token]) {
+      await expect(session.access.loadActor(token)).resolves.toMatchObject({ id: session.member.id });
+      await expect(session.sessions.getSession({ session: token })).resolves.toMatchObject({ member: { id: session.member.id } });
+    }
+    session.at(TTL_SECONDS + 1);
+    await expect(session.access.loadActor(session.token)).rejects.toMatchObject(refused);
+    await expect(session.access.loadActor(second.token)).resolves.toMatchObject({ id: session.member.id });
+  });
+
+  it('renews a token signed before sessions had generations as the first of its session', async () => {
+    const session = await signedIn();
+    const { id } = await prisma.memberSession.findFirstOrThrow({ where: { memberId: session.member.id } });
+    const withoutGeneration = await new SignJWT({ team_id: session.team.id, role: 'owner', name: 'Olive', sid: id })
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setSubject(session.member.id)
+      .setIssuer(SESSION_ISSUER)
+      .setAudience(SESSION_AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(createPrivateKey(session.key));
+    await session.renew(withoutGeneration);
+    expect(await session.generation()).toBe(1);
   });
 });
 

@@ -30,7 +30,7 @@ beforeAll(async () => {
   prisma = connectAuthorityDatabase(database.url);
   const signer = new SessionSigner(generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
   access = memberAccess(prisma, signer);
-  sessions = sessionCommands(prisma, signer, access, { ttlSeconds: 900, maxSeconds: 43_200 });
+  sessions = sessionCommands(prisma, signer, access, { ttlSeconds: 900, maxSeconds: 43_200 }, logger);
 }, 60_000);
 
 afterAll(async () => {
