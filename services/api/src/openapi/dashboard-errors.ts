@@ -46,19 +46,19 @@ const MEANING: Record<ErrorCode, string> = {
 
 /** Fields some codes carry beside `error` and `message`. */
 const field = { type: 'string', description: 'The offending field (JSON Pointer) or parameter.' } as const;
-const DETAILS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
-  validation_failed: {
-    field,
-    violations: {
-      type: 'array',
-      description: 'On a body: every problem found, the first of them also in `field` and `message`.',
-      items: {
-        type: 'object',
-        required: ['field', 'message'],
-        properties: { field: { type: 'string', description: 'JSON Pointer; empty for the whole body.' }, message: { type: 'string' } },
-      },
-    },
+/** `validation_failed`'s list of problems, in every error schema of the document. */
+export const violationsSchema = {
+  type: 'array',
+  description: 'With validation_failed on a body: every problem found, the first of them also in `field` and `message`.',
+  items: {
+    type: 'object',
+    required: ['field', 'message'],
+    properties: { field: { type: 'string', description: 'JSON Pointer; empty for the whole body.' }, message: { type: 'string' } },
   },
+} as const;
+
+const DETAILS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
+  validation_failed: { field, violations: violationsSchema },
   invalid_cursor: { field },
   invalid_transition: {
     status_before: { type: 'string' },

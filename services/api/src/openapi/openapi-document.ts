@@ -18,7 +18,7 @@ import {
 } from '../product/request-schemas.js';
 import { boardCommentSchema, boardMessageSchema, suggestionDetailSchema, threadPageSchema, ticketDetailSchema, ticketMessageSchema } from '../product/view-schemas.js';
 import { DASHBOARD_ROUTES } from '../routes/dashboard-v1/dashboard-routes.js';
-import { dashboardCodes, errorAnswers } from './dashboard-errors.js';
+import { dashboardCodes, errorAnswers, violationsSchema } from './dashboard-errors.js';
 import { createSuggestionRequest } from '../suggestions/suggestion-schemas.js';
 import { createTicketRequest } from '../tickets/ticket-schemas.js';
 
@@ -46,15 +46,7 @@ const errorSchema = {
     error: { type: 'string', enum: Object.keys(ERROR_STATUS), description: 'Stable code: branch on this.' },
     message: { type: 'string', description: 'Human-readable; do not branch on it.' },
     field: { type: 'string', description: 'With validation_failed: the offending field (JSON Pointer) or parameter.' },
-    violations: {
-      type: 'array',
-      description: 'With validation_failed on a body: every problem found, the first of them also in `field` and `message`.',
-      items: {
-        type: 'object',
-        required: ['field', 'message'],
-        properties: { field: { type: 'string', description: 'JSON Pointer; empty for the whole body.' }, message: { type: 'string' } },
-      },
-    },
+    violations: violationsSchema,
   },
 };
 
