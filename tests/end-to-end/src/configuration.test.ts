@@ -125,9 +125,9 @@ describe('the Kubernetes manifests', () => {
   });
 });
 
-describe('the README', () => {
+describe('docs/configuration.md', () => {
   it('describes every variable each service reads, in its configuration tables', () => {
-    const readme = readFileSync(`${root}README.md`, 'utf8');
+    const readme = readFileSync(`${root}docs/configuration.md`, 'utf8');
     const variables = [...Object.keys(apiEnvironment), ...Object.keys(authorityEnvironment), ...Object.keys(workerEnvironment)];
     // A row names its variables first: "| `NAME` |" or "| `NAME`, `OTHER` |".
     const described = new Set([...readme.matchAll(/^\| ((?:`[A-Z0-9_]+`(?:, )?)+) \|/gm)].flatMap((row) => row[1]!.match(/[A-Z0-9_]+/g)!));

@@ -180,4 +180,11 @@ describe('the production image', () => {
     expect(JSON.parse(request!.body)).toMatchObject({ event: 'suggestion.created', data: { suggestion: { title: 'From the image' } } });
     expect(() => verify(request!.body, request!.headers['x-service-signature'], endpoint.body.signing_secret)).not.toThrow();
   }, 120_000);
+
+  it('serves the dashboard page it built, and the key documentation', async () => {
+    for (const path of ['/dashboard/', '/dashboard/apps/1/settings/api-keys', '/docs/api-keys']) {
+      const page = await fetch(`http://127.0.0.1:${ports.api}${path}`);
+      expect({ path, status: page.status, type: page.headers.get('content-type') }).toEqual({ path, status: 200, type: 'text/html; charset=utf-8' });
+    }
+  });
 });
