@@ -43,7 +43,7 @@ const FLUSH_SQL = `
     END
   FROM seen s
   WHERE e.id = s.endpoint_id
-    AND NOT (s.first_failure IS NULL AND e.failing_since IS NULL AND e.last_success_at >= s.last_success - interval '1 minute')`;
+    AND NOT (s.first_failure IS NULL AND e.failing_since IS NULL AND coalesce(e.last_success_at >= s.last_success - interval '1 minute', false))`;
 
 export interface EndpointHealthOptions {
   pool: pg.Pool;
