@@ -5,7 +5,7 @@ export { domainEventContract } from './domain-event.js';
 export type { DomainEvent } from './domain-event.js';
 export { EVENT_NAMES } from './event-names.js';
 export type { EventName } from './event-names.js';
-export { rpcMethods, rpcReplyContract, rpcErrorSchema, DELIVERY_STATUSES, PAGE_LIMIT } from './rpc.js';
+export { rpcMethods, rpcReplyContract, rpcErrorSchema, DELIVERY_STATUSES, PAGE_LIMIT, RECOVERABLE_STATUSES } from './rpc.js';
 export type { RpcMethod, RpcRequest, RpcResult, RpcReply } from './rpc.js';
 export { SCOPE_NAMES } from './scopes.js';
 export { MAX_RECORD_ID } from './record-id.js';

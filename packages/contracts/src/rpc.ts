@@ -44,9 +44,36 @@ export const rpcReplyContract = defineContract('rpc-reply', {
 export type RpcReply = ReturnType<typeof rpcReplyContract.parse>;
 
 
+const nullableTime = { type: ['string', 'null'], format: 'date-time' } as const;
+
+const endpointHealthSchema = {
+  type: 'object',
+  required: ['last_success_at', 'failing_since', 'attempts_last_day', 'success_rate_last_day'],
+  additionalProperties: false,
+  description: 'How the endpoint has answered. Written by the workers a few times a minute, so it may lag the history by seconds.',
+  properties: {
+    last_success_at: { ...nullableTime, description: 'When an attempt last got a 2xx; null if none ever did.' },
+    failing_since: { ...nullableTime, description: 'The first failed attempt after the last success; null while the endpoint succeeds.' },
+    attempts_last_day: { type: 'integer', minimum: 0, description: 'Attempts in the last 24 hours, counted by the hour.' },
+    success_rate_last_day: { type: ['number', 'null'], minimum: 0, maximum: 1, description: 'Share of those attempts that got a 2xx; null without attempts.' },
+  },
+} as const;
+
+const endpointPauseSchema = {
+  type: ['object', 'null'],
+  required: ['paused_at', 'reason', 'paused_by'],
+  additionalProperties: false,
+  description: 'Null while deliveries go out. Paused, they are recorded as held, and a Recover sends them once resumed.',
+  properties: {
+    paused_at: { type: 'string', format: 'date-time' },
+    reason: { enum: ['failing', 'member'], description: 'failing: every attempt failed for the pause period (5 days by default); member: paused by hand.' },
+    paused_by: { type: ['string', 'null'], description: 'The member who paused it; null when the service did.' },
+  },
+} as const;
+
 const endpointSchema = {
   type: 'object',
-  required: ['id', 'app_id', 'name', 'url', 'events', 'created_at', 'updated_at'],
+  required: ['id', 'app_id', 'name', 'url', 'events', 'created_at', 'updated_at', 'health', 'pause'],
   additionalProperties: false,
   properties: {
     id: { type: 'string', format: 'uuid' },
@@ -56,10 +83,53 @@ const endpointSchema = {
     events: { type: 'array', items: { enum: EVENT_NAMES } },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
+    health: endpointHealthSchema,
+    pause: endpointPauseSchema,
   },
 } as const;
 
-export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'abandoned', 'withheld', 'cancelled'] as const;
+/** Statuses a Recover may redeliver. */
+export const RECOVERABLE_STATUSES = ['abandoned', 'held', 'cancelled', 'delivered'] as const;
+
+const recoverySchema = {
+  type: 'object',
+  required: ['id', 'endpoint_id', 'since', 'until', 'statuses', 'events', 'state', 'total', 'delivered', 'failed', 'skipped', 'remaining', 'started_by', 'created_at', 'ended_at'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    endpoint_id: { type: 'string', format: 'uuid' },
+    since: { type: 'string', format: 'date-time' },
+    until: nullableTime,
+    statuses: { type: 'array', items: { enum: RECOVERABLE_STATUSES } },
+    events: { type: ['array', 'null'], items: { enum: EVENT_NAMES }, description: 'Null: every event.' },
+    state: { enum: ['running', 'finished', 'cancelled'], description: 'running until every chosen delivery has been attempted once, or it is cancelled.' },
+    total: { type: 'integer', minimum: 0, description: 'Deliveries chosen when it started.' },
+    delivered: { type: 'integer', minimum: 0, description: 'Redelivered, and answered with a 2xx.' },
+    failed: { type: 'integer', minimum: 0, description: 'Redelivered, and failed; each is abandoned again, and may be recovered again.' },
+    skipped: { type: 'integer', minimum: 0, description: 'Not sent: by its turn the delivery was under way, withheld, deleted, or no longer in a chosen status.' },
+    remaining: { type: 'integer', minimum: 0, description: 'Not attempted yet, or under way.' },
+    started_by: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+    ended_at: nullableTime,
+  },
+} as const;
+
+const auditEntrySchema = {
+  type: 'object',
+  required: ['id', 'endpoint_id', 'endpoint_name', 'action', 'actor', 'detail', 'created_at'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    endpoint_id: { type: 'string', format: 'uuid' },
+    endpoint_name: { type: 'string' },
+    action: { enum: ['paused', 'resumed', 'recovery_started', 'recovery_cancelled', 'recovery_finished'] },
+    actor: { type: ['string', 'null'], description: 'The member; null when the service acted.' },
+    detail: { type: ['string', 'null'] },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'abandoned', 'withheld', 'cancelled', 'held'] as const;
 
 const deliverySchema = {
   type: 'object',
@@ -71,7 +141,7 @@ const deliverySchema = {
     event_id: { type: 'string', format: 'uuid' },
     status: {
       enum: DELIVERY_STATUSES,
-      description: 'pending: not attempted yet; retrying: failed, a retry is scheduled; delivered: a 2xx came back; abandoned: the fifth retry failed, or a redelivery by hand failed; withheld: not sent, it names an erased user; cancelled: not attempted again, its endpoint no longer selects this event.',
+      description: 'pending: not attempted yet; retrying: failed, a retry is scheduled; delivered: a 2xx came back; abandoned: the fifth retry failed, or a redelivery by hand failed; withheld: not sent, it names an erased user; cancelled: not attempted again, its endpoint no longer selects this event; held: not sent, its endpoint is paused (a Recover sends it once resumed).',
     },
     attempts: { type: 'integer' },
     last_response_code: { type: ['integer', 'null'] },
@@ -82,7 +152,7 @@ const deliverySchema = {
 
 const attemptSchema = {
   type: 'object',
-  required: ['number', 'started_at', 'duration_ms', 'response_code', 'error', 'response_body_start'],
+  required: ['number', 'started_at', 'duration_ms', 'response_code', 'error', 'response_body_start', 'request'],
   additionalProperties: false,
   properties: {
     number: { type: 'integer' },
@@ -91,6 +161,16 @@ const attemptSchema = {
     response_code: { type: ['integer', 'null'] },
     error: { type: ['string', 'null'] },
     response_body_start: { type: ['string', 'null'], description: 'The first 1 KiB of the answer.' },
+    request: {
+      type: ['object', 'null'],
+      description: 'The request as sent: its URL and every header, the signature included. The body is the delivery\'s `request_body`, the same on every attempt. Null for attempts made before requests were kept.',
+      required: ['url', 'headers'],
+      additionalProperties: false,
+      properties: {
+        url: { type: 'string' },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+      },
+    },
   },
 } as const;
 
@@ -567,9 +647,16 @@ export const rpcMethods = {
     request: defineContract('webhook-worker.getDelivery.request', withOwner({ endpoint_id: endpointId, delivery_id: deliveryId }, ['endpoint_id', 'delivery_id'])),
     result: defineContract('webhook-worker.getDelivery.result', {
       type: 'object',
-      required: ['delivery', 'attempt_log'],
+      required: ['delivery', 'request_body', 'attempt_log'],
       additionalProperties: false,
-      properties: { delivery: deliverySchema, attempt_log: { type: 'array', items: attemptSchema } },
+      properties: {
+        delivery: deliverySchema,
+        request_body: {
+          type: ['string', 'null'],
+          description: 'The body every attempt sends, byte for byte as signed. Null once an erasure removed what named the user.',
+        },
+        attempt_log: { type: 'array', items: attemptSchema },
+      },
     } as const),
   },
   /**
@@ -581,6 +668,84 @@ export const rpcMethods = {
     atMostOnce: true,
     request: defineContract('webhook-worker.redeliver.request', withOwner({ endpoint_id: endpointId, delivery_id: deliveryId }, ['endpoint_id', 'delivery_id'])),
     result: defineContract('webhook-worker.redeliver.result', deliverySchema),
+  },
+  /**
+   * Recover: redelivers, once each and paced through the endpoint's limits, every delivery created
+   * in [since, until) in one of `statuses` (default abandoned and held), of `events` if given.
+   * Errors: not_found, endpoint_paused, recovery_in_progress.
+   */
+  'webhook-worker.startRecovery': {
+    atMostOnce: true,
+    request: defineContract(
+      'webhook-worker.startRecovery.request',
+      withOwner(
+        {
+          endpoint_id: endpointId,
+          member_name: { type: 'string' },
+          since: { type: 'string', format: 'date-time' },
+          until: { type: 'string', format: 'date-time' },
+          statuses: { type: 'array', items: { enum: RECOVERABLE_STATUSES }, minItems: 1, uniqueItems: true },
+          events: { type: 'array', items: { enum: EVENT_NAMES }, minItems: 1, uniqueItems: true },
+        },
+        ['endpoint_id', 'member_name', 'since'],
+      ),
+    ),
+    result: defineContract('webhook-worker.startRecovery.result', recoverySchema),
+  },
+  /** The endpoint's recoveries, newest first (the latest 20). Errors: not_found. */
+  'webhook-worker.listRecoveries': {
+    request: defineContract('webhook-worker.listRecoveries.request', withOwner({ endpoint_id: endpointId }, ['endpoint_id'])),
+    result: defineContract('webhook-worker.listRecoveries.result', listOf(recoverySchema)),
+  },
+  'webhook-worker.getRecovery': {
+    request: defineContract('webhook-worker.getRecovery.request', withOwner({ endpoint_id: endpointId, recovery_id: { type: 'string', format: 'uuid' } }, ['endpoint_id', 'recovery_id'])),
+    result: defineContract('webhook-worker.getRecovery.result', recoverySchema),
+  },
+  /** Stops a running recovery: nothing more is queued. Errors: not_found, recovery_ended. */
+  'webhook-worker.cancelRecovery': {
+    request: defineContract(
+      'webhook-worker.cancelRecovery.request',
+      withOwner({ endpoint_id: endpointId, recovery_id: { type: 'string', format: 'uuid' }, member_name: { type: 'string' } }, ['endpoint_id', 'recovery_id', 'member_name']),
+    ),
+    result: defineContract('webhook-worker.cancelRecovery.result', recoverySchema),
+  },
+  /** Pauses the endpoint by hand; paused already, it stays as it is. Errors: not_found. */
+  'webhook-worker.pauseEndpoint': {
+    request: defineContract('webhook-worker.pauseEndpoint.request', withOwner({ endpoint_id: endpointId, member_name: { type: 'string' } }, ['endpoint_id', 'member_name'])),
+    result: defineContract('webhook-worker.pauseEndpoint.result', endpointSchema),
+  },
+  /** Resumes a paused endpoint: deliveries go out again; its held ones wait for a Recover. Errors: not_found. */
+  'webhook-worker.resumeEndpoint': {
+    request: defineContract('webhook-worker.resumeEndpoint.request', withOwner({ endpoint_id: endpointId, member_name: { type: 'string' } }, ['endpoint_id', 'member_name'])),
+    result: defineContract('webhook-worker.resumeEndpoint.result', endpointSchema),
+  },
+  /** The app's webhook audit: pauses, resumes and recoveries, newest first (the latest 500). */
+  'webhook-worker.listWebhookAudit': {
+    request: defineContract('webhook-worker.listWebhookAudit.request', withOwner({}, [])),
+    result: defineContract('webhook-worker.listWebhookAudit.result', listOf(auditEntrySchema)),
+  },
+  /**
+   * A `listen` session: an endpoint without a URL whose deliveries go to the broker queue
+   * `queue`, which the api instance holding the tool's connection consumes. The result shows its
+   * signing secret, once. Errors: plan_limit_reached.
+   */
+  'webhook-worker.openListenSession': {
+    atMostOnce: true,
+    request: defineContract(
+      'webhook-worker.openListenSession.request',
+      withOwner({ queue: { type: 'string', minLength: 1, maxLength: 200 }, events: endpointFields.events, member_name: { type: 'string' } }, ['queue', 'events', 'member_name']),
+    ),
+    result: defineContract('webhook-worker.openListenSession.result', {
+      type: 'object',
+      required: ['endpoint_id', 'signing_secret'],
+      additionalProperties: false,
+      properties: { endpoint_id: { type: 'string', format: 'uuid' }, signing_secret: { type: 'string', pattern: '^whsec_' } },
+    } as const),
+  },
+  /** The tool disconnected: nothing more is sent to the session; its history stays. */
+  'webhook-worker.closeListenSession': {
+    request: defineContract('webhook-worker.closeListenSession.request', withOwner({ endpoint_id: endpointId }, ['endpoint_id'])),
+    result: defineContract('webhook-worker.closeListenSession.result', { type: 'object', additionalProperties: false } as const),
   },
 } as const;
 

@@ -21,6 +21,11 @@ export function topologyNames(namespace = '') {
      * earlier releases were `<service>.rpc`: a queue's type cannot change under its name).
      */
     rpcQueue: (service: string) => named(`${service}.requests`),
+    /**
+     * A `listen` session's queue, declared by the api instance that holds the tool's connection:
+     * the worker sends the session's requests there, and the api answers each from the tool.
+     */
+    listenQueue: (sessionId: string) => named(`api.listen.${sessionId}`),
   };
 }
 export type TopologyNames = ReturnType<typeof topologyNames>;

@@ -21,6 +21,7 @@ import { outboxMetrics } from './outbox/outbox-metrics.js';
 import { pruneOutbox } from './outbox/prune-outbox.js';
 import { OutboxRelay } from './outbox/relay.js';
 import type { RouteContext } from './routes/route-context.js';
+import { ListenHub } from './listen/listen-hub.js';
 
 export interface ApiService {
   /** Where the HTTP server listens, e.g. http://127.0.0.1:3000. */
@@ -101,12 +102,16 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   });
   const server: Server = app.listen(config.port);
   await once(server, 'listening');
+  // `feedback listen` sessions: WebSocket upgrades of the dashboard's listen route.
+  const listenHub = new ListenHub({ broker, rpc, names, logger, timeoutMs: config.dashboardRpcTimeoutMs });
+  listenHub.attach(server);
   // Metrics on a port of their own, beside the public one: they describe the service's load.
   const operationsServer = await startHealthServer({ port: config.metricsPort, lifecycle, checks: readiness, metrics });
   outboxRelay.start();
   pruning.start();
   const { port } = server.address() as AddressInfo;
   const shutdownSteps = (): ShutdownStep[] => [
+    { name: 'end listen sessions', run: () => listenHub.stop() },
     { name: 'stop taking requests', run: () => closeServer(server) },
     // Before the database: a scrape reads the outbox backlog.
     { name: 'close metrics server', run: () => closeServer(operationsServer) },

@@ -90,6 +90,19 @@ export const workerEnvironment = {
     default: 30,
     min: 1,
   }),
+  WEBHOOK_PAUSE_AFTER_FAILING_SECONDS: integer({
+    description: 'how long every attempt to an endpoint must have failed, without one success, before it is paused (5 days)',
+    default: 432_000,
+    min: 1,
+  }),
+  WEBHOOK_PAUSE_CHECK_MS: integer({ description: 'how often a worker pauses the endpoints that have failed that long', default: 60_000, min: 10 }),
+  WEBHOOK_HEALTH_FLUSH_MS: integer({
+    description: "how often a worker writes what its attempts say of endpoints' health (last success, failing since, hourly counts)",
+    default: 5_000,
+    min: 10,
+    max: 600_000,
+  }),
+  WEBHOOK_RECOVER_IN_FLIGHT: integer({ description: 'redeliveries one Recover has queued and not yet seen settle, at most', default: 32, min: 1, max: 1000 }),
   WEBHOOK_EXTRA_CA_FILE: string({ description: 'an extra CA certificate (PEM file) to trust (local test receivers only)', default: '', check: certificateFile }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'], { description: 'minimum log level', default: 'info' }),
 };
@@ -115,6 +128,10 @@ export interface WorkerConfig {
   rpcTimeoutMs: number;
   recordGatherMs: number;
   deliveryHistoryRetentionDays: number;
+  pauseAfterFailingSeconds: number;
+  pauseCheckMs: number;
+  healthFlushMs: number;
+  recoverInFlight: number;
   logLevel: string;
 }
 
@@ -141,6 +158,10 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
     rpcTimeoutMs: v.RPC_TIMEOUT_MS,
     recordGatherMs: v.RECORD_GATHER_MS,
     deliveryHistoryRetentionDays: v.DELIVERY_HISTORY_RETENTION_DAYS,
+    pauseAfterFailingSeconds: v.WEBHOOK_PAUSE_AFTER_FAILING_SECONDS,
+    pauseCheckMs: v.WEBHOOK_PAUSE_CHECK_MS,
+    healthFlushMs: v.WEBHOOK_HEALTH_FLUSH_MS,
+    recoverInFlight: v.WEBHOOK_RECOVER_IN_FLIGHT,
     logLevel: v.LOG_LEVEL,
   };
   return { config, describe: loaded.describe };

@@ -6,6 +6,11 @@ import { deliveryCommands } from './deliveries/delivery-commands.js';
 import { AttemptMaker } from './deliveries/attempt-maker.js';
 import { AttemptStore } from './deliveries/attempt-store.js';
 import { FanOut } from './deliveries/fan-out.js';
+import { Recoverer, recoveryCommands } from './deliveries/recoveries.js';
+import { EndpointHealth } from './endpoints/endpoint-health.js';
+import { countPausedEndpoints, pauseCommands, pauseFailingEndpoints } from './endpoints/endpoint-pauses.js';
+import { endListenSessionOfQueue, listenSessionCommands, pruneEndedListenSessions } from './endpoints/listen-sessions.js';
+import { ListenRelay, routingSender } from './outbound/listen-relay.js';
 import { pruneDeliveries, pruneReceivedEvents } from './deliveries/prune-delivery-history.js';
 import { WebhookMetrics } from './deliveries/webhook-metrics.js';
 import { WebhookSender } from './outbound/webhook-sender.js';
@@ -17,6 +22,7 @@ import { hostRefusalReporter } from './outbound/host-refusals.js';
 import {
   DEFAULT_SHUTDOWN_GRACE_MS,
   Lifecycle,
+  PeriodicTask,
   brokerAndDatabaseChecks,
   closeServer,
   createMetricsRegistry,
@@ -74,6 +80,10 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const queues = webhookQueueNames(names, config.retryDelaysMs, config.throttleDelaysMs);
   const publisher = new ConfirmedPublisher(broker, { name: 'webhook-publisher', setup: (channel) => declareWebhookTopology(channel, queues) });
   const history = deliveryCommands(prisma, publisher, queues, logger);
+  const recoverer = new Recoverer({ pool, publisher, queues, logger, inFlight: config.recoverInFlight });
+  const recoveries = recoveryCommands(prisma, logger, () => recoverer.wake());
+  const pauses = pauseCommands(prisma, logger);
+  const listenSessions = listenSessionCommands(prisma, secrets, logger);
   const rpc = serveRpc(broker, logger, {
     service: 'webhook-worker',
     names,
@@ -90,9 +100,19 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       'webhook-worker.listDeliveries': history.listDeliveries,
       'webhook-worker.getDelivery': history.getDelivery,
       'webhook-worker.redeliver': history.redeliver,
+      'webhook-worker.startRecovery': recoveries.start,
+      'webhook-worker.listRecoveries': recoveries.list,
+      'webhook-worker.getRecovery': recoveries.get,
+      'webhook-worker.cancelRecovery': recoveries.cancel,
+      'webhook-worker.pauseEndpoint': pauses.pause,
+      'webhook-worker.resumeEndpoint': pauses.resume,
+      'webhook-worker.listWebhookAudit': pauses.audit,
+      'webhook-worker.openListenSession': listenSessions.open,
+      'webhook-worker.closeListenSession': listenSessions.close,
     },
   });
-  const store = new AttemptStore(pool, { recordGatherMs: config.recordGatherMs });
+  const health = new EndpointHealth({ pool, logger, flushMs: config.healthFlushMs });
+  const store = new AttemptStore(pool, { recordGatherMs: config.recordGatherMs, onRecorded: (outcomes) => health.note(outcomes) });
   // Read at each scrape, once the attempt maker below exists.
   const metrics: WebhookMetrics = new WebhookMetrics(registry, () => attempts.slots);
   const sender = new WebhookSender({
@@ -101,11 +121,18 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     extraCaFile: config.extraCaFile || undefined,
     onHostRefused: hostRefused('connect'),
   });
+  // A `listen` session's requests go to its queue, for the api instance holding the tool's connection.
+  const listenRelay = new ListenRelay({
+    broker,
+    logger,
+    timeoutMs: config.webhookTimeoutMs,
+    onSessionGone: (queue) => void endListenSessionOfQueue(pool, queue).catch((error: unknown) => logger.warn('an ended listen session not marked', { error })),
+  });
   const attempts: AttemptMaker = new AttemptMaker({
     metrics,
     store,
     publisher,
-    sender,
+    sender: routingSender(sender, listenRelay),
     secrets,
     queues,
     logger,
@@ -122,6 +149,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     metrics,
     prefetch: config.deliveryPrefetch,
     climbAfterPerSecond: config.throttleClimbPerSecond,
+    onManualAttempt: () => recoverer.wake(),
   });
   const fanOut = new FanOut({ pool, publisher, queues, attempts, metrics, logger });
   const events = consumeDomainEvents({
@@ -137,7 +165,21 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const pruning = retentionPruning(logger, [
     { what: `settled deliveries unchanged for ${retentionDays} days`, prune: (signal) => pruneDeliveries(pool, { retentionDays, signal }) },
     { what: `received events older than ${retentionDays} days`, prune: (signal) => pruneReceivedEvents(pool, { retentionDays, signal }) },
+    { what: `listen sessions ended over ${retentionDays} days ago`, prune: () => pruneEndedListenSessions(pool, retentionDays) },
+    { what: 'hourly attempt counts older than two days', prune: async () => (await pool.query("DELETE FROM webhooks.endpoint_attempt_counts WHERE hour < now() - interval '2 days'")).rowCount ?? 0 },
   ]);
+  // Endpoints that have failed for the pause period are paused (docs/decisions.md).
+  const pausing = new PeriodicTask({
+    name: 'pausing failing endpoints',
+    intervalMs: config.pauseCheckMs,
+    logger,
+    run: async () => {
+      for (const paused of await pauseFailingEndpoints(pool, config.pauseAfterFailingSeconds)) {
+        logger.warn('endpoint paused: every attempt has failed for the pause period', { endpointId: paused.id, appId: paused.appId });
+      }
+      metrics.pausedEndpoints.set(await countPausedEndpoints(pool));
+    },
+  });
   const lifecycle = new Lifecycle(logger);
   const healthServer = await startHealthServer({
     port: config.healthPort,
@@ -147,6 +189,9 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   });
   pruning.start();
   resealing.start();
+  health.start();
+  pausing.start();
+  recoverer.start();
   const shutdownSteps = (): ShutdownStep[] => [
     // All consumers at once: one still taking messages while another drains would start new
     // attempts that shutdown then has to wait for, or cut short. Attempts not yet sent go back to
@@ -161,9 +206,13 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
         if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
       },
     },
+    { name: 'stop driving recoveries, and give them up to other workers', run: () => recoverer.stop() },
+    { name: 'write endpoint health', run: () => health.stop() },
+    { name: 'stop pausing failing endpoints', run: () => pausing.stop() },
     { name: 'stop deleting old delivery history', run: () => pruning.stop() },
     { name: 'stop checking and sealing signing secrets again', run: () => resealing.stop() },
     { name: 'close rpc client', run: () => authority.close() },
+    { name: 'close listen relay', run: () => listenRelay.close() },
     { name: 'close publisher', run: () => publisher.close() },
     { name: 'close broker', run: () => broker.close() },
     { name: 'close webhook connections', run: async () => sender.close() },

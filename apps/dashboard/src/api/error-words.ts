@@ -26,6 +26,9 @@ const WORDS: Partial<Record<ApiProblem['code'], string>> = {
   too_many_test_deliveries: 'Five tests to this endpoint are still waiting. Wait for them before sending another.',
   rate_limited: 'Too many attempts. Wait a minute, then try again.',
   invalid_session: 'Your session has ended. Sign in again.',
+  endpoint_paused: 'This endpoint is paused. Resume it first; then Recover sends what was held.',
+  recovery_in_progress: 'A recovery of this endpoint is already running. Wait for it to end, or cancel it.',
+  recovery_ended: 'This recovery has already ended.',
 };
 
 /** A rotation answers its new key even when not every API server confirmed in time. */

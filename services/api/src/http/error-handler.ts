@@ -24,6 +24,10 @@ const PASSED_THROUGH_RPC_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'secret_rotated_meanwhile',
   'invalid_cursor',
   'too_many_test_deliveries',
+  'endpoint_paused',
+  'recovery_in_progress',
+  'recovery_ended',
+  'validation_failed',
 ]);
 
 /** Writes every error body the same way: `{ error, message, ...details }`. */

@@ -294,6 +294,7 @@ function dashboardWebhookPaths() {
   const app = idParameter('appId');
   const endpoint = pathParameter('endpointId', { type: 'string', format: 'uuid' }, 'Endpoint id.');
   const delivery = pathParameter('deliveryId', { type: 'string', format: 'uuid' }, 'Delivery id (the envelope id).');
+  const recovery = pathParameter('recoveryId', { type: 'string', format: 'uuid' }, 'Recovery id.');
   const result = (method: keyof typeof rpcMethods, status = '200') => ({ [status]: { description: 'Success.', content: json(rpcMethods[method].result.schema) } });
   const body = (method: keyof typeof rpcMethods, omit: string[]) => ({
     requestBody: { required: true, content: json(bodySchema(rpcMethods[method].request.schema as Schema, ['owner', ...omit])) },
@@ -369,9 +370,66 @@ function dashboardWebhookPaths() {
       }),
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries/{deliveryId}': {
-      get: operation('getDelivery', 'Owner or Admin: one delivery and its latest 100 attempts, oldest first: time, duration, response code, error, start of the answer.', result('webhook-worker.getDelivery'), [], {
+      get: operation('getDelivery', 'Owner or Admin: one delivery and its latest 100 attempts, oldest first: time, duration, response code, error, start of the answer, and the request as sent (URL and headers, the signature included). `request_body` is the body every attempt sent; null once an erasure removed it.', result('webhook-worker.getDelivery'), [], {
         parameters: [app, endpoint, delivery],
       }),
+    },
+    '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/pause': {
+      post: operation('pauseEndpoint', 'Owner or Admin: pause the endpoint. Its deliveries are recorded as held, not sent, until it is resumed; Send test still goes. Its running recovery ends. Paused already, it stays as it is.', result('webhook-worker.pauseEndpoint'), [], {
+        parameters: [app, endpoint],
+      }),
+    },
+    '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/resume': {
+      post: operation('resumeEndpoint', 'Owner or Admin: resume a paused endpoint. Deliveries go out again; the held ones wait for a Recover (statuses `held`, the default).', result('webhook-worker.resumeEndpoint'), [], {
+        parameters: [app, endpoint],
+      }),
+    },
+    '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/recoveries': {
+      post: operation('startRecovery', 'Owner or Admin: Recover. Redelivers, in the background and once each, every delivery made since `since` (and before `until`) in one of `statuses` (default `abandoned` and `held`), of `events` if given, each with its own id, through the endpoint\'s usual limits. One runs per endpoint at a time (`recovery_in_progress`); a paused endpoint is resumed first (`endpoint_paused`).', result('webhook-worker.startRecovery', '202'), ['endpoint_paused', 'recovery_in_progress'], {
+        parameters: [app, endpoint],
+        ...body('webhook-worker.startRecovery', ['endpoint_id', 'member_name']),
+      }),
+      get: operation('listRecoveries', "Owner or Admin: the endpoint's recoveries, newest first (the latest 20), each with its progress.", result('webhook-worker.listRecoveries'), [], {
+        parameters: [app, endpoint],
+      }),
+    },
+    '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/recoveries/{recoveryId}': {
+      get: operation('getRecovery', 'Owner or Admin: one recovery and its progress: delivered, failed, skipped and remaining.', result('webhook-worker.getRecovery'), [], {
+        parameters: [app, endpoint, recovery],
+      }),
+    },
+    '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/recoveries/{recoveryId}/cancel': {
+      post: operation('cancelRecovery', 'Owner or Admin: stop a running recovery. Nothing more is queued; the few redeliveries already queued still go.', result('webhook-worker.cancelRecovery'), ['recovery_ended'], {
+        parameters: [app, endpoint, recovery],
+      }),
+    },
+    '/dashboard/v1/apps/{appId}/webhooks/audit': {
+      get: operation('listWebhookAudit', "Owner or Admin: the app's webhook audit, newest first (the latest 500): pauses, by the service or a member, resumes, and recoveries started, cancelled and finished. Entries outlive a deleted endpoint.", result('webhook-worker.listWebhookAudit'), [], {
+        parameters: [app],
+      }),
+    },
+    '/dashboard/v1/apps/{appId}/webhooks/listen': {
+      get: {
+        operationId: 'listen',
+        summary: 'Owner or Admin: a `listen` session, as `feedback listen` opens it: a WebSocket over which the app\'s events come as signed requests to forward to a local receiver.',
+        description: [
+          'Connect with `Upgrade: websocket` and the member session as `Authorization: Bearer`. `events` (comma-separated) chooses the events; all but `webhook.ping` by default.',
+          'Messages are JSON text. The service sends `{"type":"ready","endpoint_id","signing_secret","events"}` once, then `{"type":"request","id","headers","body"}` per delivery attempt: the headers and raw body an endpoint would get, signed with that secret.',
+          'The tool answers each with `{"type":"answer","id","status","body_start"}`, or `{"type":"answer","id","error"}` when the local receiver did not answer; the history shows it as the attempt\'s answer.',
+          'It sends `{"type":"session","token"}` after each renewal of its session; a session that ends, or a member no longer Owner or Admin, closes the connection (code 4401 or 4403).',
+          'When the connection closes, the session ends: nothing more is sent to it, and its history stays (the delivery routes, with `endpoint_id`). A plain GET answers 426 `upgrade_required`.',
+        ].join('\n\n'),
+        tags: ['Webhooks'],
+        security: [{ memberSession: [] }],
+        parameters: [
+          app,
+          { name: 'events', in: 'query', required: false, description: 'The events to receive, separated by commas.', schema: { type: 'array', items: { enum: EVENT_NAMES }, minItems: 1 }, style: 'form', explode: false },
+        ],
+        responses: {
+          '101': { description: 'Switching Protocols: the WebSocket of the session.' },
+          ...errorAnswers(dashboardCodes({}, ['insufficient_role', 'not_found', 'validation_failed', 'plan_limit_reached', 'upgrade_required'])),
+        },
+      },
     },
     '/dashboard/v1/apps/{appId}/webhooks/{endpointId}/deliveries/{deliveryId}/redeliver': {
       post: operation('redeliver', 'Owner or Admin: one more attempt with the same id, once the delivery has settled (delivered, abandoned or cancelled).', result('webhook-worker.redeliver', '202'), ['delivery_in_progress', 'delivery_withheld'], {
@@ -458,7 +516,7 @@ export function buildOpenApiDocument(options: { publicBaseUrl: string }) {
       { name: 'Privacy', description: 'Export and erase one end user.' },
       { name: 'Widget', description: 'What end users do from the in-app widget.' },
       { name: 'Dashboard', description: 'Team, members, apps, API keys, and working on feedback.' },
-      { name: 'Webhooks', description: 'Endpoints, signing secrets, Send test, delivery history and redelivery.' },
+      { name: 'Webhooks', description: 'Endpoints, signing secrets, Send test, delivery history, redelivery, Recover, pause and `listen` sessions.' },
       { name: 'Meta', description: 'This description.' },
     ],
     components: {

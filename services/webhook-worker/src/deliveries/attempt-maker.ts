@@ -7,6 +7,7 @@ import { ATTEMPT_HEADER } from '@feedback/messaging';
 import type { ConfirmedPublisher, WebhookQueueNames } from '@feedback/messaging';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } from '@feedback/webhook-signature';
 import type { SecretBox } from '../endpoints/signing-secrets.js';
+import { requestHeadersOf } from '../outbound/webhook-sender.js';
 import type { WebhookSender } from '../outbound/webhook-sender.js';
 import { automaticAttemptDue } from './attempt-store.js';
 import type { AttemptStore, AttemptTarget } from './attempt-store.js';
@@ -16,7 +17,7 @@ import type { WebhookMetrics } from './webhook-metrics.js';
 export interface AttemptMakerOptions {
   store: AttemptStore;
   publisher: ConfirmedPublisher;
-  sender: WebhookSender;
+  sender: Pick<WebhookSender, 'send'>;
   secrets: SecretBox;
   queues: WebhookQueueNames;
   logger: Logger;
@@ -265,7 +266,9 @@ export class AttemptMaker {
           [EVENT_HEADER]: delivery.eventType,
           [DELIVERY_HEADER]: delivery.id,
         };
-        return { startedAt, result: await this.options.sender.send(current.url, delivery.body, headers) };
+        // What was sent, for the history: the URL and headers as they went out.
+        const request = { url: current.url, headers: requestHeadersOf(headers) };
+        return { startedAt, request, result: await this.options.sender.send(current.url, delivery.body, headers) };
       });
       if (made === 'stopping') return false;
       if (made === 'gone') {
@@ -296,7 +299,7 @@ export class AttemptMaker {
         logger.warn('attempt not made: no configured key opens its endpoint\'s signing secret; it waits', { ...about, error: made.unopenable });
         return false;
       }
-      const { startedAt, result } = made;
+      const { startedAt, request, result } = made;
       const delivered = result.status !== undefined && result.status >= 200 && result.status < 300;
       const last = manual || number >= this.maxAttempts;
       const status: DeliveryStatus = delivered ? 'delivered' : last ? 'abandoned' : 'retrying';
@@ -320,6 +323,8 @@ export class AttemptMaker {
         responseBodyStart: result.bodyStart ?? null,
         status,
         manual,
+        requestUrl: request.url,
+        requestHeaders: request.headers,
       });
       if (!recorded) {
         // Another copy of this attempt was recorded first (the broker gave its message twice), or

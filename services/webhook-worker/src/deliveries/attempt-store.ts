@@ -20,6 +20,10 @@ export interface AttemptTarget {
   selected: boolean;
   /** The event's `created_at`, when fan-out hands the first attempt over itself (for metrics). */
   eventCreatedAt?: string;
+  /** Its endpoint is paused: an automatic attempt is held, not made. */
+  paused?: boolean;
+  /** Its endpoint is a `listen` session that has ended: nothing more is sent. */
+  ended?: boolean;
 }
 
 /** What may have changed while an attempt waited for its slot: a rotation, a new URL, an erasure, a new selection. */
@@ -37,6 +41,16 @@ export interface AttemptOutcome {
   status: 'delivered' | 'retrying' | 'abandoned';
   /** A redelivery by hand, which may find its delivery settled. */
   manual: boolean;
+  /** What was sent: the URL, and every request header (the signature included). */
+  requestUrl?: string | null;
+  requestHeaders?: Record<string, string> | null;
+}
+
+/** An outcome that took effect, as endpoint health counts it. */
+export interface RecordedOutcome {
+  endpointId: string;
+  delivered: boolean;
+  startedAt: Date;
 }
 
 export interface AttemptStoreOptions {
@@ -50,6 +64,8 @@ export interface AttemptStoreOptions {
    * of 1.34, PostgreSQL's CPU per delivery a tenth lower). Default: 0.
    */
   recordGatherMs?: number;
+  /** Told of the outcomes each statement recorded (endpoint health). Default: nobody. */
+  onRecorded?: (outcomes: RecordedOutcome[]) => void;
 }
 
 // The user hash of an identity in an envelope, as the erasure event names users (privacy-events).
@@ -86,7 +102,8 @@ const DELIVERY_NOW_COLUMNS = `d.status::text AS status, d.attempts, e.url, e.sec
   ${namesErasedUserSql('d')} AS names_erased_user, ${SELECTED_SQL} AS selected`;
 
 /** The columns of an AttemptTarget, from delivery row `d` and endpoint row `e`. */
-export const ATTEMPT_TARGET_COLUMNS = `d.id, d.endpoint_id, d.event_type, d.payload::text AS body, ${DELIVERY_NOW_COLUMNS}`;
+export const ATTEMPT_TARGET_COLUMNS = `d.id, d.endpoint_id, d.event_type, d.payload::text AS body, ${DELIVERY_NOW_COLUMNS},
+  e.paused_at IS NOT NULL AS paused, e.ended_at IS NOT NULL AS ended`;
 
 /** A DeliveryNow from a row of DELIVERY_NOW_COLUMNS. */
 function deliveryNowOf(row: Record<string, unknown>): DeliveryNow {
@@ -108,6 +125,8 @@ export function attemptTargetOf(row: Record<string, unknown>): AttemptTarget {
     eventType: row['event_type'] as string,
     body: row['body'] as string,
     ...deliveryNowOf(row),
+    paused: row['paused'] === true,
+    ended: row['ended'] === true,
   };
 }
 
@@ -140,8 +159,8 @@ const RECORDABLE = `d.status <> 'withheld' AND (
     )`;
 const RECORD_SQL = `
   WITH given AS (
-    SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bool[])
-      WITH ORDINALITY AS o(delivery_id, number, started_at, duration_ms, response_code, error, response_body_start, status, manual, position)
+    SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bool[], $10::text[], $11::text[])
+      WITH ORDINALITY AS o(delivery_id, number, started_at, duration_ms, response_code, error, response_body_start, status, manual, request_url, request_headers, position)
   ), outcome AS (
     SELECT DISTINCT ON (o.delivery_id) o.*
     FROM given o JOIN webhooks.deliveries d ON d.id = o.delivery_id
@@ -153,14 +172,15 @@ const RECORD_SQL = `
     SET status = o.status::webhooks."DeliveryStatus", attempts = greatest(d.attempts, o.number), last_response_code = o.response_code, updated_at = now()
     FROM outcome o
     WHERE d.id = o.delivery_id AND ${RECORDABLE}
-    RETURNING o.*
+    RETURNING o.*, d.endpoint_id
   ), logged AS (
-    INSERT INTO webhooks.delivery_attempts (id, delivery_id, number, started_at, duration_ms, response_code, error, response_body_start)
-    SELECT gen_random_uuid(), delivery_id, number, started_at, duration_ms, response_code, error, response_body_start FROM updated
+    INSERT INTO webhooks.delivery_attempts (id, delivery_id, number, started_at, duration_ms, response_code, error, response_body_start, request_url, request_headers)
+    SELECT gen_random_uuid(), delivery_id, number, started_at, duration_ms, response_code, error, response_body_start, request_url, request_headers::jsonb FROM updated
     ON CONFLICT (delivery_id, number) DO UPDATE SET started_at = excluded.started_at, duration_ms = excluded.duration_ms,
-      response_code = excluded.response_code, error = excluded.error, response_body_start = excluded.response_body_start
+      response_code = excluded.response_code, error = excluded.error, response_body_start = excluded.response_body_start,
+      request_url = excluded.request_url, request_headers = excluded.request_headers
   )
-  SELECT position FROM updated`;
+  SELECT position, endpoint_id, status = 'delivered' AS delivered, started_at FROM updated`;
 
 /**
  * Text from a receiver (the start of its answer, an error naming its certificate) as PostgreSQL
@@ -184,7 +204,7 @@ export class AttemptStore {
 
   constructor(
     private readonly pool: pg.Pool,
-    options: AttemptStoreOptions = {},
+    private readonly options: AttemptStoreOptions = {},
   ) {
     const batching = { maxBatchSize: options.maxBatchSize ?? 500 };
     this.loader = statementBatches((ids: readonly string[]) => this.loadMany(ids), batching);
@@ -212,6 +232,19 @@ export class AttemptStore {
    */
   record(outcome: AttemptOutcome): Promise<boolean> {
     return this.recorder.load(outcome);
+  }
+
+  /**
+   * Holds a delivery whose endpoint is paused, while automatic attempt `number` is the one due:
+   * it is recorded, not sent, and a Recover sends it once the endpoint resumes. True if this held it.
+   */
+  async hold(deliveryId: string, number: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE webhooks.deliveries d SET status = 'held', updated_at = now()
+       WHERE d.id = $1 AND ${automaticAttemptDueSql('d', '$2')}`,
+      [deliveryId, number],
+    );
+    return rowCount === 1;
   }
 
   /** Stops a delivery whose endpoint no longer selects its event; its history stays. True if this stopped it. */
@@ -272,7 +305,7 @@ export class AttemptStore {
   private async recordMany(outcomes: readonly AttemptOutcome[]): Promise<boolean[]> {
     const column = <K extends keyof AttemptOutcome>(key: K) => outcomes.map((outcome) => outcome[key]);
     const textColumn = (key: 'error' | 'responseBodyStart') => outcomes.map((outcome) => storableText(outcome[key]));
-    const { rows } = await this.pool.query<{ position: string }>({ name: 'record-attempts', text: RECORD_SQL, values: [
+    const { rows } = await this.pool.query<{ position: string; endpoint_id: string; delivered: boolean; started_at: Date }>({ name: 'record-attempts', text: RECORD_SQL, values: [
       column('deliveryId'),
       column('number'),
       column('startedAt'),
@@ -282,7 +315,10 @@ export class AttemptStore {
       textColumn('responseBodyStart'),
       column('status'),
       column('manual'),
+      outcomes.map((outcome) => outcome.requestUrl ?? null),
+      outcomes.map((outcome) => (outcome.requestHeaders ? JSON.stringify(outcome.requestHeaders) : null)),
     ] });
+    this.options.onRecorded?.(rows.map((row) => ({ endpointId: row.endpoint_id, delivered: row.delivered, startedAt: row.started_at })));
     const tookEffect = new Set(rows.map((row) => Number(row.position)));
     return outcomes.map((_, index) => tookEffect.has(index + 1));
   }

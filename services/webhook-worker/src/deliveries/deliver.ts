@@ -19,6 +19,8 @@ export interface DeliverOptions {
   metrics: WebhookMetrics;
   /** Attempts one worker takes from the deliver queue at once. Default: 64. */
   prefetch?: number;
+  /** Told when a redelivery by hand (a Recover's too) has been made: a Recover queues its next. */
+  onManualAttempt?: () => void;
   /**
    * Attempts of a struggling endpoint a second that may find no slot in this worker before they
    * climb the throttle ladder although the endpoint answers: its backlog is then far more than its
@@ -78,6 +80,17 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
       return;
     }
     if (delivery.status === 'withheld') return;
+    // An ended `listen` session takes nothing more: its delivery stops, as for a dropped event.
+    if (delivery.ended) {
+      await store.cancel(delivery.id, number);
+      return;
+    }
+    // A paused endpoint's automatic attempts are held, not made; a Send test's ping still goes,
+    // so a team can check its receiver before resuming, and so does a redelivery by hand.
+    if (delivery.paused && !manual && delivery.eventType !== 'webhook.ping') {
+      if (await store.hold(delivery.id, number)) options.logger.info('delivery held: its endpoint is paused', { deliveryId: delivery.id, attempt: number });
+      return;
+    }
     if (manual) {
       // Queued in the transaction that marks the delivery pending, so it can arrive before that
       // commits, or after it rolled back (the member was told it failed): it goes only once committed.
@@ -96,7 +109,10 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
       // outweighed by a 2xx): a redelivery by hand is the one due.
       if (!automaticAttemptDue(delivery, number)) return;
     }
-    if (await attempts.make(delivery, number, { manual, redelivered: givenBefore })) return;
+    if (await attempts.make(delivery, number, { manual, redelivered: givenBefore })) {
+      if (manual) options.onManualAttempt?.();
+      return;
+    }
     const incoming = raw.properties.headers;
     if (attempts.stopped) {
       const { queue, headers } = handOff(queues, incoming, { number, manual, givenBefore }, { shuttingDown: true });

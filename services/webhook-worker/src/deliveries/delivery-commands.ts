@@ -31,6 +31,8 @@ const attemptView = (attempt: DeliveryAttempt) => ({
   response_code: attempt.responseCode,
   error: attempt.error,
   response_body_start: attempt.responseBodyStart,
+  // Attempts recorded before requests were kept have none.
+  request: attempt.requestUrl === null ? null : { url: attempt.requestUrl, headers: (attempt.requestHeaders ?? {}) as Record<string, string> },
 });
 
 /**
@@ -45,8 +47,10 @@ const REDELIVERY_CONFIRM_MS = 5_000;
 /** Send test, delivery history and redelivery, answered over RPC for the dashboard. */
 export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPublisher, queues: WebhookQueueNames, logger: Logger) {
   const ownedEndpoint = (owner: Owner, endpointId: string) => findOwnedEndpoint(prisma, owner, endpointId);
-  async function ownedDelivery(owner: Owner, endpointId: string, deliveryId: string) {
-    await ownedEndpoint(owner, endpointId);
+  // A `listen` session's history is read like an endpoint's.
+  const historyOf = (owner: Owner, endpointId: string) => findOwnedEndpoint(prisma, owner, endpointId, { listenSessions: true });
+  async function ownedDelivery(owner: Owner, endpointId: string, deliveryId: string, read = false) {
+    await (read ? historyOf : ownedEndpoint)(owner, endpointId);
     const delivery = await prisma.delivery.findFirst({ where: { id: deliveryId, endpointId } });
     if (!delivery) throw new RpcError('not_found', 'No such delivery for this endpoint.');
     return delivery;
@@ -116,7 +120,7 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
     },
 
     async listDeliveries(request: RpcRequest<'webhook-worker.listDeliveries'>): Promise<RpcResult<'webhook-worker.listDeliveries'>> {
-      await ownedEndpoint(request.owner, request.endpoint_id);
+      await historyOf(request.owner, request.endpoint_id);
       const limit = request.limit ?? PAGE_LIMIT.default;
       // The cursor is the last delivery of the previous page, and the next page is what sorts
       // after it: by time, and by id among deliveries fanned out in the same millisecond (paging by
@@ -146,11 +150,15 @@ export function deliveryCommands(prisma: PrismaClient, publisher: ConfirmedPubli
     },
 
     async getDelivery(request: RpcRequest<'webhook-worker.getDelivery'>): Promise<RpcResult<'webhook-worker.getDelivery'>> {
-      const delivery = await ownedDelivery(request.owner, request.endpoint_id, request.delivery_id);
+      const delivery = await ownedDelivery(request.owner, request.endpoint_id, request.delivery_id, true);
       // The latest ones: each redelivery by hand adds one, and a delivery redelivered in a loop
       // would otherwise make this answer grow without end. Its `attempts` says how many in all.
       const latest = await prisma.deliveryAttempt.findMany({ where: { deliveryId: delivery.id }, orderBy: { number: 'desc' }, take: ATTEMPT_LOG_LENGTH });
-      return { delivery: deliveryView(delivery), attempt_log: latest.reverse().map(attemptView) };
+      // The body as sent, byte for byte: the stored envelope's text, which every attempt sends.
+      // An erasure replaced it, and then nothing of it is shown.
+      const [stored] = await prisma.$queryRaw<Array<{ body: string }>>`SELECT payload::text AS body FROM webhooks.deliveries WHERE id = ${delivery.id}::uuid`;
+      const requestBody = stored === undefined || isErasedPayload(delivery.payload) ? null : stored.body;
+      return { delivery: deliveryView(delivery), request_body: requestBody, attempt_log: latest.reverse().map(attemptView) };
     },
 
     /**

@@ -55,15 +55,19 @@ const FAN_OUT_SQL = `
     -- that existed when it was first received (this statement's snapshot does not see the row it
     -- inserts), not to one created since, unless the first fan-out was still committing when this
     -- statement began (its received row is then invisible here too).
-    SELECT gen_random_uuid() AS delivery_id, e.id AS endpoint_id, v.id AS event_id, v.event, v.created_at, v.app, v.data
+    -- A paused endpoint's deliveries are made held: recorded, never dropped, sent by a Recover.
+    -- An ended listen session takes nothing more.
+    SELECT gen_random_uuid() AS delivery_id, e.id AS endpoint_id, v.id AS event_id, v.event, v.created_at, v.app, v.data,
+           e.paused_at IS NOT NULL AS paused
     FROM event v
-    JOIN webhooks.webhook_endpoints e ON e.app_id = (v.app ->> 'id')::int AND v.event = ANY (e.events)
+    JOIN webhooks.webhook_endpoints e ON e.app_id = (v.app ->> 'id')::int AND v.event = ANY (e.events) AND e.ended_at IS NULL
     LEFT JOIN webhooks.received_events r ON r.event_id = v.id
     WHERE r.received_at IS NULL OR e.created_at <= r.received_at
   ), created AS (
-    INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload)
+    INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload, status)
     SELECT delivery_id, endpoint_id, event_id, event, (app ->> 'id')::int,
-           jsonb_build_object('id', delivery_id, 'event', event, 'created_at', created_at, 'app', app, 'data', data)
+           jsonb_build_object('id', delivery_id, 'event', event, 'created_at', created_at, 'app', app, 'data', data),
+           (CASE WHEN paused THEN 'held' ELSE 'pending' END)::webhooks."DeliveryStatus"
     FROM wanted
     ON CONFLICT (event_id, endpoint_id) DO NOTHING
     RETURNING *
@@ -71,7 +75,7 @@ const FAN_OUT_SQL = `
   SELECT d.event_id, ${ATTEMPT_TARGET_COLUMNS}
   FROM created d JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
   UNION ALL
-  SELECT event_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM received`;
+  SELECT event_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM received`;
 
 // The deliveries of events given before that may still need their first attempt or what follows
 // it, read after the fan-out statement (see fanOutMany).

@@ -17,6 +17,7 @@ export class WebhookMetrics {
   readonly handedOff: Counter;
   readonly secretUnopenable: Counter;
   readonly throttled: Counter;
+  readonly pausedEndpoints: Gauge;
 
   constructor(
     /** The service's registry: the worker's consumers count their messages there too. */
@@ -70,6 +71,11 @@ export class WebhookMetrics {
     this.throttled = new Counter({
       name: 'feedback_webhook_attempts_throttled_total',
       help: 'Attempts put back in a throttle queue (a second, longer while their endpoint fails) because their endpoint already had its share in flight',
+      registers,
+    });
+    this.pausedEndpoints = new Gauge({
+      name: 'feedback_webhook_endpoints_paused',
+      help: 'Endpoints paused now, by the service after failing for the pause period or by a member (read at each pause check)',
       registers,
     });
     new Gauge({

@@ -11,7 +11,13 @@ import type { SecretBox } from './signing-secrets.js';
 
 type Owner = RpcRequest<'webhook-worker.listEndpoints'>['owner'];
 
-export const endpointView = (endpoint: WebhookEndpoint) => ({
+/** Attempts and successes of the last day, from the hourly counts. */
+interface DayCounts {
+  attempts: number;
+  succeeded: number;
+}
+
+export const endpointView = (endpoint: WebhookEndpoint, day: DayCounts = { attempts: 0, succeeded: 0 }) => ({
   id: endpoint.id,
   app_id: endpoint.appId,
   name: endpoint.name,
@@ -19,11 +25,42 @@ export const endpointView = (endpoint: WebhookEndpoint) => ({
   events: endpoint.events as EventName[],
   created_at: endpoint.createdAt.toISOString(),
   updated_at: endpoint.updatedAt.toISOString(),
+  health: {
+    last_success_at: endpoint.lastSuccessAt?.toISOString() ?? null,
+    failing_since: endpoint.failingSince?.toISOString() ?? null,
+    attempts_last_day: day.attempts,
+    success_rate_last_day: day.attempts === 0 ? null : Math.round((day.succeeded / day.attempts) * 1000) / 1000,
+  },
+  pause: endpoint.pausedAt
+    ? { paused_at: endpoint.pausedAt.toISOString(), reason: (endpoint.pausedReason === 'member' ? 'member' : 'failing') as 'member' | 'failing', paused_by: endpoint.pausedBy }
+    : null,
 });
 
+/**
+ * Endpoints as answered, each with its health over the last day: the hourly counts of the last
+ * 24 hours, read in one query for the lot.
+ */
+export async function endpointViews(prisma: PrismaClient, endpoints: WebhookEndpoint[]): Promise<Array<ReturnType<typeof endpointView>>> {
+  if (endpoints.length === 0) return [];
+  const counts = await prisma.endpointAttemptCount.groupBy({
+    by: ['endpointId'],
+    where: { endpointId: { in: endpoints.map((endpoint) => endpoint.id) }, hour: { gt: new Date(Date.now() - 24 * 3_600_000) } },
+    _sum: { attempts: true, succeeded: true },
+  });
+  const byEndpoint = new Map(counts.map((row) => [row.endpointId, { attempts: row._sum.attempts ?? 0, succeeded: row._sum.succeeded ?? 0 }]));
+  return endpoints.map((endpoint) => endpointView(endpoint, byEndpoint.get(endpoint.id)));
+}
+
+export async function endpointViewOf(prisma: PrismaClient, endpoint: WebhookEndpoint): Promise<ReturnType<typeof endpointView>> {
+  return (await endpointViews(prisma, [endpoint]))[0]!;
+}
+
 /** The endpoint, if it belongs to the owner's app; not_found otherwise. */
-export async function findOwnedEndpoint(prisma: PrismaClient, owner: Owner, endpointId: string): Promise<WebhookEndpoint> {
-  const endpoint = await prisma.webhookEndpoint.findFirst({ where: { id: endpointId, teamId: owner.team_id, appId: owner.app_id } });
+export async function findOwnedEndpoint(prisma: PrismaClient, owner: Owner, endpointId: string, options: { listenSessions?: boolean } = {}): Promise<WebhookEndpoint> {
+  // A `listen` session's endpoint shows its history, and nothing else: it is not edited, paused or recovered.
+  const endpoint = await prisma.webhookEndpoint.findFirst({
+    where: { id: endpointId, teamId: owner.team_id, appId: owner.app_id, ...(options.listenSessions ? {} : { listenSession: false }) },
+  });
   if (!endpoint) throw new RpcError('not_found', 'No such webhook endpoint for this app.');
   return endpoint;
 }
@@ -80,7 +117,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
         await lockTeamEndpoints(tx, request.owner.team_id).catch((error: unknown) => {
           throw isLockTimeout(error) ? new RpcError('service_unavailable', "Another change to this team's webhook endpoints is in progress. Retry shortly.") : error;
         });
-        const count = await tx.webhookEndpoint.count({ where: { teamId: request.owner.team_id } });
+        const count = await tx.webhookEndpoint.count({ where: { teamId: request.owner.team_id, listenSession: false } });
         // The plan the dashboard read may have changed since: asked again under the lock, which
         // the authority's count after lowering a plan also takes, so one or the other sees a
         // lowering; and a team refused on the plan it had a moment ago is told about the one it has.
@@ -115,8 +152,8 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
       if (cursor === undefined && limit === undefined) {
         // Asked by an api from before the list paged (workers are upgraded first), whose contract
         // refuses a `next_cursor`: answered as then, every endpoint. This api always sends a limit.
-        const endpoints = await prisma.webhookEndpoint.findMany({ where: { teamId: owner.team_id, appId: owner.app_id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-        return { items: endpoints.map(endpointView) };
+        const endpoints = await prisma.webhookEndpoint.findMany({ where: { teamId: owner.team_id, appId: owner.app_id, listenSession: false }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+        return { items: await endpointViews(prisma, endpoints) };
       }
       // Oldest first, from where the previous page ended: that place holds if its endpoint is
       // deleted meanwhile, where a cursor naming the endpoint would have to start again.
@@ -128,6 +165,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
         where: {
           teamId: owner.team_id,
           appId: owner.app_id,
+          listenSession: false,
           ...(after ? { OR: [{ createdAt: { gt: after.at } }, { createdAt: after.at, id: { gt: after.id } }] } : {}),
         },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
@@ -135,20 +173,20 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
       });
       const items = page.slice(0, pageSize);
       const last = items[items.length - 1];
-      return { items: items.map(endpointView), next_cursor: page.length > pageSize && last ? encodeKeysetCursor(tag, last.createdAt, last.id) : null };
+      return { items: await endpointViews(prisma, items), next_cursor: page.length > pageSize && last ? encodeKeysetCursor(tag, last.createdAt, last.id) : null };
     },
 
     async countForTeam({ team_id }: RpcRequest<'webhook-worker.countTeamEndpoints'>): Promise<RpcResult<'webhook-worker.countTeamEndpoints'>> {
       // Under the creations' lock: a creation that checked the plan before it was lowered has committed.
       const count = await prisma.$transaction(async (tx) => {
         await lockTeamEndpoints(tx, team_id);
-        return tx.webhookEndpoint.count({ where: { teamId: team_id } });
+        return tx.webhookEndpoint.count({ where: { teamId: team_id, listenSession: false } });
       });
       return { count };
     },
 
     async get(request: RpcRequest<'webhook-worker.getEndpoint'>): Promise<RpcResult<'webhook-worker.getEndpoint'>> {
-      return endpointView(await owned(request.owner, request.endpoint_id));
+      return endpointViewOf(prisma, await owned(request.owner, request.endpoint_id));
     },
 
     async update(request: RpcRequest<'webhook-worker.updateEndpoint'>): Promise<RpcResult<'webhook-worker.updateEndpoint'>> {
@@ -164,7 +202,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
           ...(request.events !== undefined ? { events: request.events } : {}),
         },
       }).catch(deletedMeanwhile);
-      return endpointView(updated);
+      return endpointViewOf(prisma, updated);
     },
 
     async remove(request: RpcRequest<'webhook-worker.deleteEndpoint'>): Promise<RpcResult<'webhook-worker.deleteEndpoint'>> {
@@ -196,7 +234,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
           return rotated;
         })
         .catch(deletedMeanwhile);
-      return { endpoint: endpointView(updated), signing_secret: secret };
+      return { endpoint: await endpointViewOf(prisma, updated), signing_secret: secret };
     },
   };
 }

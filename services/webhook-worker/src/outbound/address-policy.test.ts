@@ -53,7 +53,17 @@ describe('webhook address policy', () => {
 describe('endpoint URL as stored', () => {
   const policy = new EndpointUrlPolicy([], async () => ['93.184.216.34']);
   const result = rpcMethods['webhook-worker.getEndpoint'].result;
-  const described = (url: string) => ({ id: randomUUID(), app_id: 1, name: 'E', url, events: ['ticket.created'], created_at: new Date().toISOString(), updated_at: new Date().toISOString() });
+  const described = (url: string) => ({
+    id: randomUUID(),
+    app_id: 1,
+    name: 'E',
+    url,
+    events: ['ticket.created'],
+    created_at: new Date().toISOString(),
+    updated_at: new Date().toISOString(),
+    health: { last_success_at: null, failing_since: null, attempts_last_day: 0, success_rate_last_day: null },
+    pause: null,
+  });
 
   it.each([
     ['https://example.com/hook ', 'https://example.com/hook'],

@@ -36,6 +36,14 @@ export interface SenderOptions {
 const BODY_START_BYTES = 1024;
 
 /**
+ * Every header of a webhook request as it is sent: the fixed ones, then the delivery's own
+ * (signature, event, delivery id). The history shows them as the attempt's request.
+ */
+export function requestHeadersOf(headers: Record<string, string>): Record<string, string> {
+  return { 'content-type': 'application/json', 'user-agent': 'FeedbackWebhooks/1.0', ...headers };
+}
+
+/**
  * POSTs one webhook. Redirects are never followed (a 3xx is a failed attempt), TLS certificates
  * are always verified, and the address dialled must be public (checked in the DNS lookup of each
  * connection, and here for a literal IP).
@@ -96,7 +104,7 @@ export class WebhookSender {
       origin: target.origin,
       path: target.pathname + target.search,
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'FeedbackWebhooks/1.0', ...headers },
+      headers: requestHeadersOf(headers),
       body: rawBody,
     };
     return new Promise<SendResult>((resolve) => {

@@ -16,7 +16,7 @@ export function DeliveryPage() {
   if (delivery.isPending) return <Loading what="the delivery" />;
   if (delivery.error instanceof ApiProblem && delivery.error.code === 'not_found') return <NotFoundPage what="delivery" />;
   if (delivery.error) return <ErrorNotice error={delivery.error} onRetry={() => delivery.refetch()} />;
-  const { delivery: facts, attempt_log: attempts } = delivery.data;
+  const { delivery: facts, attempt_log: attempts, request_body: requestBody } = delivery.data;
   const redeliverable = isSettled(facts.status) && facts.status !== 'withheld';
   return (
     <Page
@@ -58,6 +58,19 @@ export function DeliveryPage() {
         <dt>Attempts</dt>
         <dd>{facts.attempts}</dd>
       </dl>
+      <section aria-labelledby="sent-body">
+        <h2 id="sent-body">Body sent</h2>
+        {requestBody === null ? (
+          <p>Gone: this delivery named a user whose data was erased.</p>
+        ) : (
+          <figure>
+            <figcaption>The same bytes on every attempt, as signed</figcaption>
+            <pre className="answer" tabIndex={0}>
+              {requestBody}
+            </pre>
+          </figure>
+        )}
+      </section>
       <section aria-labelledby="attempts">
         <h2 id="attempts">Attempts</h2>
         {attempts.length === 0 ? <p>No attempt yet.</p> : null}
@@ -83,6 +96,16 @@ export function DeliveryPage() {
                   </>
                 ) : null}
               </dl>
+              {attempt.request ? (
+                <figure>
+                  <figcaption>Request as sent</figcaption>
+                  <pre className="answer" tabIndex={0}>
+                    {`POST ${attempt.request.url}\n${Object.entries(attempt.request.headers)
+                      .map(([name, value]) => `${name}: ${value}`)
+                      .join('\n')}`}
+                  </pre>
+                </figure>
+              ) : null}
               {attempt.response_body_start ? (
                 <figure>
                   <figcaption>Start of the answer</figcaption>

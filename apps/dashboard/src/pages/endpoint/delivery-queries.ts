@@ -19,6 +19,7 @@ const STATUS_WORDS: Record<DeliveryStatus, { label: string; meaning: string }> =
   abandoned: { label: 'Abandoned', meaning: 'The fifth retry failed, or a redelivery by hand failed.' },
   withheld: { label: 'Withheld', meaning: 'Not sent: it names an erased user.' },
   cancelled: { label: 'Cancelled', meaning: 'Not attempted again: the endpoint no longer selects this event.' },
+  held: { label: 'Held', meaning: 'Not sent: the endpoint is paused. Recover sends it once the endpoint is resumed.' },
 };
 
 export const STATUSES = (Object.entries(STATUS_WORDS) as Array<[DeliveryStatus, { label: string; meaning: string }]>).map(([status, words]) => ({ status, ...words }));

@@ -12,6 +12,9 @@ import { useDeleteEndpoint, useEndpoint, useUpdateEndpoint } from '../webhooks/w
 import type { Endpoint } from '../webhooks/webhook-queries';
 import { DeliveryHistory } from './delivery-history';
 import { useRotateSecret, useSendTest } from './delivery-queries';
+import { EndpointActivity, EndpointHealth } from './endpoint-health';
+import { RecoverPanel } from './recover-panel';
+import { usePauseEndpoint, useWebhookAudit } from './recovery-queries';
 import { ApiProblem } from '../../api/problem';
 
 /** The endpoint detail page: what it is, its menu, and the history of its deliveries. */
@@ -25,7 +28,7 @@ export function EndpointPage() {
   return <EndpointView appId={appId} endpoint={endpoint.data} />;
 }
 
-type MenuAction = 'test' | 'rotate' | 'edit' | 'delete';
+type MenuAction = 'test' | 'rotate' | 'edit' | 'delete' | 'pause' | 'resume';
 
 function EndpointView({ appId, endpoint }: { appId: number; endpoint: Endpoint }) {
   const navigate = useNavigate();
@@ -44,9 +47,13 @@ function EndpointView({ appId, endpoint }: { appId: number; endpoint: Endpoint }
   const rotate = useRotateSecret(appId, endpoint.id);
   const update = useUpdateEndpoint(appId, endpoint.id);
   const remove = useDeleteEndpoint(appId, endpoint.id);
+  const pause = usePauseEndpoint(appId, endpoint.id, 'pause');
+  const resume = usePauseEndpoint(appId, endpoint.id, 'resume');
+  const audit = useWebhookAudit(appId);
   const choose = (chosen: MenuAction) => {
     closeMenu();
     if (chosen === 'test') sendTest.mutate();
+    else if (chosen === 'resume') resume.mutate();
     else setAction(chosen);
   };
   const menuItem = (chosen: MenuAction, label: string) => (
@@ -66,6 +73,7 @@ function EndpointView({ appId, endpoint }: { appId: number; endpoint: Endpoint }
           </summary>
           <ul>
             {menuItem('test', 'Send test')}
+            {endpoint.pause ? menuItem('resume', 'Resume') : menuItem('pause', 'Pause')}
             {menuItem('rotate', 'Rotate secret')}
             {menuItem('edit', 'Edit')}
             {menuItem('delete', 'Delete')}
@@ -92,6 +100,8 @@ function EndpointView({ appId, endpoint }: { appId: number; endpoint: Endpoint }
         </p>
       ) : null}
       <ErrorNotice error={sendTest.error} onRetry={() => sendTest.mutate()} />
+      <ErrorNotice error={resume.error} onRetry={() => resume.mutate()} />
+      <EndpointHealth endpoint={endpoint} />
       {secret ? <SecretOnce label="New signing secret" what="signing secret" secret={secret} onDone={() => setSecret(undefined)} /> : null}
       {action === 'edit' ? (
         <section aria-labelledby="edit-endpoint">
@@ -142,7 +152,20 @@ function EndpointView({ appId, endpoint }: { appId: number; endpoint: Endpoint }
         <p>Nothing more is sent to {endpoint.url}, and its delivery history is deleted with it.</p>
         <ErrorNotice error={remove.error} />
       </ConfirmDialog>
+      <ConfirmDialog
+        open={action === 'pause'}
+        title={`Pause ${endpoint.name}?`}
+        confirmLabel="Pause endpoint"
+        busy={pause.isPending}
+        onCancel={() => setAction(undefined)}
+        onConfirm={() => pause.mutate(undefined, { onSuccess: () => setAction(undefined) })}
+      >
+        <p>Nothing is sent to {endpoint.url} until it is resumed. Its events are kept as held deliveries, and Recover sends them once it is resumed.</p>
+        <ErrorNotice error={pause.error} />
+      </ConfirmDialog>
+      <RecoverPanel appId={appId} endpointId={endpoint.id} paused={endpoint.pause !== null} />
       <DeliveryHistory appId={appId} endpointId={endpoint.id} />
+      <EndpointActivity entries={(audit.data?.items ?? []).filter((entry) => entry.endpoint_id === endpoint.id)} />
     </Page>
   );
 }

@@ -13,10 +13,11 @@ import type { RouteContext } from '../../route-context.js';
  * An endpoint or delivery id from the path. One that is not a UUID names nothing: 404, as for an
  * id no endpoint has, rather than an error about a body the request may not even have.
  */
-function pathId(request: Request, param: 'endpointId' | 'deliveryId'): string {
+function pathId(request: Request, param: 'endpointId' | 'deliveryId' | 'recoveryId'): string {
   const raw = String(request.params[param]);
   if (isUuid(raw)) return raw.toLowerCase();
-  throw new ApiError('not_found', param === 'endpointId' ? 'No such webhook endpoint for this app.' : 'No such delivery for this endpoint.');
+  const what = { endpointId: 'webhook endpoint for this app', deliveryId: 'delivery for this endpoint', recoveryId: 'recovery for this endpoint' }[param];
+  throw new ApiError('not_found', `No such ${what}.`);
 }
 
 /**
@@ -72,6 +73,20 @@ export function webhooksRouter(context: RouteContext): Router {
   // path or body holds.
   const endpointId = (request: Request) => pathId(request, 'endpointId');
   const deliveryId = (request: Request) => pathId(request, 'deliveryId');
+  const recoveryId = (request: Request) => pathId(request, 'recoveryId');
+  const memberName = (request: Request) => request.member!.name;
+
+  // Before the endpoint routes, whose `:endpointId` would take these names.
+  router.get('/apps/:appId/webhooks/audit', async (request, response) => {
+    const owner = await ownerOf(request);
+    refuseUnknownParameters(request.query, [], 'this list takes no parameter');
+    response.json(await call('webhook-worker.listWebhookAudit', { owner }, timeout));
+  });
+  // A `listen` session is a WebSocket (listen/listen-hub.ts takes the upgrade); a plain GET is told so.
+  router.get('/apps/:appId/webhooks/listen', async (request) => {
+    await ownerOf(request);
+    throw new ApiError('upgrade_required', 'Connect with a WebSocket (Upgrade: websocket), as `feedback listen` does.', {}, { Upgrade: 'websocket' });
+  });
 
   router.get('/apps/:appId/webhooks', async (request, response) => {
     const owner = await ownerOf(request);
@@ -123,6 +138,40 @@ export function webhooksRouter(context: RouteContext): Router {
     const owner = await ownerOf(request);
     const delivery = await call('webhook-worker.redeliver', { owner, endpoint_id: endpointId(request), delivery_id: deliveryId(request) }, timeout);
     response.status(202).json(delivery);
+  });
+  router.post('/apps/:appId/webhooks/:endpointId/pause', async (request, response) => {
+    const owner = await ownerOf(request);
+    response.json(await call('webhook-worker.pauseEndpoint', { owner, endpoint_id: endpointId(request), member_name: memberName(request) }, timeout));
+  });
+  router.post('/apps/:appId/webhooks/:endpointId/resume', async (request, response) => {
+    const owner = await ownerOf(request);
+    response.json(await call('webhook-worker.resumeEndpoint', { owner, endpoint_id: endpointId(request), member_name: memberName(request) }, timeout));
+  });
+  router.post('/apps/:appId/webhooks/:endpointId/recoveries', async (request, response) => {
+    const owner = await ownerOf(request);
+    const started = await call(
+      'webhook-worker.startRecovery',
+      { ...bodyObject(request), owner, endpoint_id: endpointId(request), member_name: memberName(request) } as never,
+      timeout,
+    );
+    response.status(202).json(started);
+  });
+  router.get('/apps/:appId/webhooks/:endpointId/recoveries', async (request, response) => {
+    const owner = await ownerOf(request);
+    response.json(await call('webhook-worker.listRecoveries', { owner, endpoint_id: endpointId(request) }, timeout));
+  });
+  router.get('/apps/:appId/webhooks/:endpointId/recoveries/:recoveryId', async (request, response) => {
+    const owner = await ownerOf(request);
+    response.json(await call('webhook-worker.getRecovery', { owner, endpoint_id: endpointId(request), recovery_id: recoveryId(request) }, timeout));
+  });
+  router.post('/apps/:appId/webhooks/:endpointId/recoveries/:recoveryId/cancel', async (request, response) => {
+    const owner = await ownerOf(request);
+    const cancelled = await call(
+      'webhook-worker.cancelRecovery',
+      { owner, endpoint_id: endpointId(request), recovery_id: recoveryId(request), member_name: memberName(request) },
+      timeout,
+    );
+    response.json(cancelled);
   });
   answerOtherMethods(router);
   return router;
