@@ -83,7 +83,7 @@ export function recoveryCommands(prisma: PrismaClient, logger: Logger, wake: () 
             endpointName: endpoint.name,
             action: 'recovery_started',
             actorName: request.member_name,
-            detail: `${total} deliveries since ${since.toISOString()} (${statuses.join(', ')}).`,
+            detail: `${total} ${total === 1 ? 'delivery' : 'deliveries'} since ${since.toISOString()} (${statuses.join(', ')}).`,
           });
           return started;
           // Choosing tens of thousands of deliveries takes a moment.
