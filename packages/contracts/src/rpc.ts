@@ -198,7 +198,9 @@ const pageRequestFields = {
 } as const;
 
 /**
- * Every method's request and result contracts. `atMostOnce` marks a method that would do its work
+ * Every method's request and result contracts. `lane: 'hot'` marks a call on the request path
+ * (key checks, lease renewals): it waits in a queue of its own, so slow commands such as password
+ * hashing never hold it up. `atMostOnce` marks a method that would do its work
  * again if run twice (a second app, endpoint, member, test event or attempt): a request the broker
  * gives a second time, because the connection of the server handling it was lost, is refused
  * rather than run again (see serveRpc). The rest are read-only, or repeat to the same end.
@@ -209,6 +211,7 @@ export const rpcMethods = {
    * broker. Errors: unknown_key, revoked_key.
    */
   'authority.verifySecretKey': {
+    lane: 'hot',
     request: defineContract('authority.verifySecretKey.request', {
       type: 'object',
       required: ['key_hash'],
@@ -288,6 +291,7 @@ export const rpcMethods = {
   },
   /** The public keys that verify member session tokens (a JSON Web Key Set). */
   'authority.getSessionKeys': {
+    lane: 'hot',
     request: defineContract('authority.getSessionKeys.request', { type: 'object', additionalProperties: false } as const),
     result: defineContract('authority.getSessionKeys.result', {
       type: 'object',
@@ -403,6 +407,7 @@ export const rpcMethods = {
    * now. Key changes wait for every instance whose lease has not ended.
    */
   'authority.registerApiInstance': {
+    lane: 'hot',
     request: defineContract('authority.registerApiInstance.request', {
       type: 'object',
       required: ['instance_id', 'cache_ttl_ms'],
@@ -418,6 +423,7 @@ export const rpcMethods = {
   },
   /** An api instance stopping: key changes stop waiting for it. */
   'authority.unregisterApiInstance': {
+    lane: 'hot',
     request: defineContract('authority.unregisterApiInstance.request', {
       type: 'object',
       required: ['instance_id'],
@@ -428,6 +434,7 @@ export const rpcMethods = {
   },
   /** Resolves an app's public key, for the widget. Errors: unknown_key. */
   'authority.verifyPublicKey': {
+    lane: 'hot',
     request: defineContract('authority.verifyPublicKey.request', {
       type: 'object',
       required: ['public_key'],

@@ -49,15 +49,29 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
     const { count } = await rpcClient.call('webhook-worker.countTeamEndpoints', { team_id: teamId });
     return count;
   }, logger);
+  // Two queues, two consumers: the api's key checks and lease renewals never wait behind member
+  // commands, whose password hashing a flood of sign-ups can keep busy.
+  const hotRpc = serveRpc(broker, logger, {
+    service: 'authority',
+    lane: 'hot',
+    names,
+    metrics,
+    prefetch: 50,
+    handlers: {
+      'authority.verifySecretKey': verifySecretKey(prisma),
+      'authority.verifyPublicKey': keys.verifyPublicKey,
+      'authority.getSessionKeys': members.getSessionKeys,
+      'authority.registerApiInstance': leases.register,
+      'authority.unregisterApiInstance': leases.unregister,
+    },
+  });
   const rpc = serveRpc(broker, logger, {
     service: 'authority',
     names,
     metrics,
     handlers: {
-      'authority.verifySecretKey': verifySecretKey(prisma),
       'authority.signUp': members.signUp,
       'authority.signIn': members.signIn,
-      'authority.getSessionKeys': members.getSessionKeys,
       'authority.getSession': sessions.getSession,
       'authority.renewSession': sessions.renewSession,
       'authority.endSession': sessions.endSession,
@@ -75,7 +89,6 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
       'authority.listApps': keys.listApps,
       'authority.getApp': keys.getApp,
       'authority.authorizeWebhookManagement': keys.authorizeWebhookManagement,
-      'authority.verifyPublicKey': keys.verifyPublicKey,
       'authority.createApp': keys.createApp,
       'authority.getApiKey': keys.getApiKey,
       'authority.changeKeyScopes': keys.changeKeyScopes,
@@ -83,8 +96,6 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
       'authority.restoreKey': keys.restoreKey,
       'authority.rotateKey': keys.rotateKey,
       'authority.listKeyAudit': keys.listKeyAudit,
-      'authority.registerApiInstance': leases.register,
-      'authority.unregisterApiInstance': leases.unregister,
     },
   });
   const usage = consumeKeyUsage(broker, names, prisma, logger, metrics);
@@ -98,7 +109,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
     metrics,
   });
   const shutdownSteps = (): ShutdownStep[] => [
-    { name: 'stop answering rpc', run: () => rpc.stop() },
+    { name: 'stop answering rpc', run: async () => void (await Promise.all([rpc.stop(), hotRpc.stop()])) },
     { name: 'close rpc client', run: () => rpcClient.close() },
     { name: 'stop recording key usage', run: () => usage.stop() },
     { name: 'stop deleting old sessions', run: () => pruning.stop() },

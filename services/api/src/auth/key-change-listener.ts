@@ -24,7 +24,7 @@ export class KeyChangeListener {
   ) {
     this.channel = broker.channel('key-change-listener', async (channel) => {
       this.onReconnect();
-      await declareExchanges(channel, names);
+      await declareExchanges(channel, names, ['authorityEvents']);
       const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
       await channel.bindQueue(queue, names.authorityEvents, 'key.changed');
       this.queue = queue;
@@ -41,7 +41,7 @@ export class KeyChangeListener {
           }
           try {
             this.onChange(keyChangeContract.parse(JSON.parse(message.content.toString('utf8'))));
-            acknowledgeBroadcast(channel, message, this.instanceId);
+            acknowledgeBroadcast(channel, message, this.instanceId, names.replies);
           } catch (error) {
             this.logger.error('key change message rejected', { error });
           }
