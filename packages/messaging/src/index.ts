@@ -24,3 +24,5 @@ export {
 } from './webhook-topology.js';
 export { durableBrokerObjects } from './broker-objects.js';
 export type { WebhookQueueNames } from './webhook-topology.js';
+export { BROKER_SERVICES, applyBrokerLogins, brokerDefinitions, brokerLoginCommands, brokerPermissions, deleteBrokerLogins, rabbitPasswordHash } from './broker-logins.js';
+export type { BrokerPermissions, BrokerService, TopicPermission } from './broker-logins.js';

@@ -42,7 +42,7 @@ afterAll(async () => {
 /** A service's RPC queue of one lane as serveRpc declares it, bound to the RPC exchange by its name. */
 async function declareRpcQueueByHand(channel: amqplib.Channel, of: ReturnType<typeof topologyNames>, lane: 'hot' | 'commands', options: amqplib.Options.AssertQueue = QUORUM_QUEUE): Promise<string> {
   const rpcQueue = of.rpcQueue('authority', lane);
-  await channel.assertExchange(of.rpcExchange, 'direct', { durable: true });
+  await channel.assertExchange(of.rpcExchange, 'topic', { durable: true });
   await channel.assertQueue(rpcQueue, options);
   await channel.bindQueue(rpcQueue, of.rpcExchange, rpcQueue);
   return rpcQueue;

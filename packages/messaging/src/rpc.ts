@@ -128,7 +128,7 @@ export function laneOf(method: RpcMethod): RpcLane {
 
 /** Declares the RPC exchange and a service's queue for one lane, bound to it by the queue's name. */
 async function declareRpcQueue(channel: ConfirmChannel, names: TopologyNames, queue: string): Promise<void> {
-  await channel.assertExchange(names.rpcExchange, 'direct', { durable: true });
+  await channel.assertExchange(names.rpcExchange, 'topic', { durable: true });
   await channel.assertQueue(queue, QUORUM_QUEUE);
   await channel.bindQueue(queue, names.rpcExchange, queue);
 }
@@ -276,7 +276,7 @@ export class RpcClient {
     this.channel = broker.channel('rpc-client', async (channel) => {
       // Requests are mandatory: one no queue takes comes back at once.
       channel.on('return', (message: ConsumeMessage) => this.onReturned(message));
-      await channel.assertExchange(options.names.rpcExchange, 'direct', { durable: true });
+      await channel.assertExchange(options.names.rpcExchange, 'topic', { durable: true });
       await channel.consume(DIRECT_REPLY_TO, (message) => message && this.onReply(message), { noAck: true });
     });
   }

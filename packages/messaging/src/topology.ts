@@ -22,8 +22,9 @@ export function topologyNames(namespace = '') {
      */
     rpcQueue: (service: string, lane: RpcLane = 'commands') => named(lane === 'hot' ? `${service}.hot-requests` : `${service}.requests`),
     /**
-     * Direct exchange every RPC request is published to, routed by its queue's name. Callers need
-     * write on it alone, never on the default exchange, which reaches any queue by name.
+     * Topic exchange every RPC request is published to, routed by its queue's name. Callers need
+     * write on it alone, never on the default exchange, which reaches any queue by name; a topic
+     * exchange, so that each login's routing keys can be limited (`brokerPermissions`).
      */
     rpcExchange: named('rpc'),
     /**
