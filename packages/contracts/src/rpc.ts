@@ -110,12 +110,20 @@ const appWithPlanSchema = {
   properties: { app: appRefSchema, team_id: { type: 'string' }, plan: { enum: PLANS } },
 } as const;
 
-/** What the api passes to the worker about the acting member: checked by the authority first. */
+/**
+ * What the api passes to the worker about the acting member: what the authority answered, with
+ * `grant`, the authority's signature over it. The worker acts only on a grant it verifies.
+ */
 const endpointOwner = {
   type: 'object',
-  required: ['team_id', 'app_id', 'plan'],
+  required: ['team_id', 'app_id', 'plan', 'grant'],
   additionalProperties: false,
-  properties: { team_id: { type: 'string', format: 'uuid' }, app_id: { type: 'integer' }, plan: { enum: PLANS } },
+  properties: {
+    team_id: { type: 'string', format: 'uuid' },
+    app_id: { type: 'integer' },
+    plan: { enum: PLANS },
+    grant: { type: 'string', minLength: 1, maxLength: 2000 },
+  },
 } as const;
 
 /** A worker request on behalf of an endpoint owner, with these fields. */
@@ -538,7 +546,15 @@ export const rpcMethods = {
    */
   'authority.authorizeWebhookManagement': {
     request: defineContract('authority.authorizeWebhookManagement.request', withSession({ app_id: recordIdSchema }, ['app_id'])),
-    result: defineContract('authority.authorizeWebhookManagement.result', appWithPlanSchema),
+    result: defineContract('authority.authorizeWebhookManagement.result', {
+      ...appWithPlanSchema,
+      required: [...appWithPlanSchema.required, 'grant'],
+      properties: {
+        ...appWithPlanSchema.properties,
+        /** The authority's signature over the app, team and plan: the worker acts only on it (a JWT, a minute long). */
+        grant: { type: 'string' },
+      },
+    } as const),
   },
   /** Send test: a webhook.ping to this endpoint only, through the delivery pipeline. */
   'webhook-worker.sendTest': {

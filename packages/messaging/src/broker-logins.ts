@@ -84,7 +84,8 @@ export function brokerPermissions(namespace = ''): Record<BrokerService, BrokerP
       topics: [
         { exchange: names.domainEvents, write: '^$', read: '.*' },
         { exchange: names.authorityEvents, write: '^$', read: '^$' },
-        { exchange: names.rpcExchange, write: rpcKeys(names.rpcQueue('authority')), read: rpcKeys(names.rpcQueue('webhook-worker')) },
+        // The hot lane for the authority's public keys, which verify the grants endpoint commands carry.
+        { exchange: names.rpcExchange, write: rpcKeys(names.rpcQueue('authority'), names.rpcQueue('authority', 'hot')), read: rpcKeys(names.rpcQueue('webhook-worker')) },
       ],
     },
   };

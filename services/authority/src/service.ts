@@ -41,7 +41,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   const access = memberAccess(prisma, signer);
   const sessions = sessionCommands(prisma, signer, access, { ttlSeconds: config.sessionTtlSeconds, maxSeconds: config.sessionMaxSeconds }, logger);
   const members = memberCommands(prisma, signer, access, sessions);
-  const keys = keyCommands(prisma, access, notifier);
+  const keys = keyCommands(prisma, access, notifier, signer);
   // The authority's own calls: the webhook worker counts a team's endpoints before a plan change.
   const metrics = createMetricsRegistry('authority');
   const rpcClient = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs, metrics });

@@ -9,6 +9,7 @@ import { FanOut } from './deliveries/fan-out.js';
 import { pruneDeliveries, pruneReceivedEvents } from './deliveries/prune-delivery-history.js';
 import { WebhookMetrics } from './deliveries/webhook-metrics.js';
 import { WebhookSender } from './outbound/webhook-sender.js';
+import { AuthorityKeys, requiringGrants } from './access/management-grants.js';
 import { endpointCommands } from './endpoints/endpoint-commands.js';
 import { signingSecretResealing } from './endpoints/reseal-signing-secrets.js';
 import { SecretBox } from './endpoints/signing-secrets.js';
@@ -74,11 +75,13 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const queues = webhookQueueNames(names, config.retryDelaysMs, config.throttleDelaysMs);
   const publisher = new ConfirmedPublisher(broker, { name: 'webhook-publisher', setup: (channel) => declareWebhookTopology(channel, queues) });
   const history = deliveryCommands(prisma, publisher, queues, logger);
+  // Endpoint commands act only on the authority's signed grant, never on the api's word alone.
+  const authorityKeys = new AuthorityKeys(async () => (await authority.call('authority.getSessionKeys', {})) as never);
   const rpc = serveRpc(broker, logger, {
     service: 'webhook-worker',
     names,
     metrics: registry,
-    handlers: {
+    handlers: requiringGrants(authorityKeys, {
       'webhook-worker.createEndpoint': endpoints.create,
       'webhook-worker.listEndpoints': endpoints.list,
       'webhook-worker.getEndpoint': endpoints.get,
@@ -90,7 +93,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       'webhook-worker.listDeliveries': history.listDeliveries,
       'webhook-worker.getDelivery': history.getDelivery,
       'webhook-worker.redeliver': history.redeliver,
-    },
+    }),
   });
   const store = new AttemptStore(pool, { recordGatherMs: config.recordGatherMs });
   // Read at each scrape, once the attempt maker below exists.

@@ -87,7 +87,7 @@ describe('broker logins', () => {
   it("refuses each login another service's RPC queue to consume, and the requests of a method it does not call", async () => {
     expect(await asService('webhook-worker', (channel) => channel.consume(names.rpcQueue('authority'), () => undefined))).toBe(403);
     expect(await asService('authority', (channel) => channel.consume(names.rpcQueue('webhook-worker'), () => undefined))).toBe(403);
-    // The worker calls the authority's commands only: not the hot lane the api uses.
-    expect(await asService('webhook-worker', publish(names.rpcExchange, names.rpcQueue('authority', 'hot')))).toBe(403);
+    // Nor sends requests to a service it does not call: the authority asks only the worker.
+    expect(await asService('authority', publish(names.rpcExchange, names.rpcQueue('authority')))).toBe(403);
   });
 });
