@@ -64,7 +64,17 @@ export const apiEnvironment = {
     min: 24,
   }),
   KEY_CACHE_TTL_MS: integer({ description: 'how long a verified key is reused without asking the authority', default: 60_000, min: 0 }),
-  AUTH_FAILURE_LIMIT: integer({ description: 'failed authentications per client address per minute before 429', default: 30, min: 1 }),
+  AUTH_FAILURE_LIMIT: integer({ description: 'failed authentications per client address (IPv6: per /64) per minute before 429, on each of /api/v1 and /dashboard/v1', default: 30, min: 1 }),
+  SIGN_UP_LIMIT: integer({ description: 'sign-ups per client address (IPv6: per /64) per hour before 429', default: 10, min: 1 }),
+  SIGN_IN_ADDRESS_LIMIT: integer({ description: 'sign-in attempts per client address (IPv6: per /64) per minute before 429', default: 20, min: 1 }),
+  SIGN_IN_ACCOUNT_LIMIT: integer({
+    description: 'sign-in attempts per account in 15 minutes before 429; the account is then refused for 15 minutes, doubling at each refusal in a day, up to a day; a sign-in that succeeds starts the count again',
+    default: 10,
+    min: 1,
+  }),
+  WIDGET_ADDRESS_LIMIT: integer({ description: 'widget requests per client address (IPv6: per /64) per minute before 429, whatever public key they carry', default: 120, min: 1 }),
+  WIDGET_KEY_LIMIT: integer({ description: "widget requests per app public key per minute, from every address together, before 429", default: 600, min: 1 }),
+  UNKNOWN_PUBLIC_KEY_CACHE_MS: integer({ description: 'how long a public key no app has is answered 401 without asking the authority again', default: 60_000, min: 0 }),
   TRUST_PROXY: trustProxySetting({
     description: 'which proxies may set X-Forwarded-For: true, false, a number of hops, or addresses, subnets and names (loopback, linklocal, uniquelocal)',
     default: 'loopback',
@@ -91,6 +101,12 @@ export interface ApiConfig {
   idempotencyKeyRetentionHours: number;
   keyCacheTtlMs: number;
   authFailureLimit: number;
+  signUpLimit: number;
+  signInAddressLimit: number;
+  signInAccountLimit: number;
+  widgetAddressLimit: number;
+  widgetKeyLimit: number;
+  unknownPublicKeyCacheMs: number;
   trustProxy: TrustProxy;
   logLevel: string;
 }
@@ -116,6 +132,12 @@ export function readApiConfig(env: Record<string, string | undefined> = process.
     idempotencyKeyRetentionHours: v.IDEMPOTENCY_KEY_RETENTION_HOURS,
     keyCacheTtlMs: v.KEY_CACHE_TTL_MS,
     authFailureLimit: v.AUTH_FAILURE_LIMIT,
+    signUpLimit: v.SIGN_UP_LIMIT,
+    signInAddressLimit: v.SIGN_IN_ADDRESS_LIMIT,
+    signInAccountLimit: v.SIGN_IN_ACCOUNT_LIMIT,
+    widgetAddressLimit: v.WIDGET_ADDRESS_LIMIT,
+    widgetKeyLimit: v.WIDGET_KEY_LIMIT,
+    unknownPublicKeyCacheMs: v.UNKNOWN_PUBLIC_KEY_CACHE_MS,
     trustProxy: v.TRUST_PROXY,
     logLevel: v.LOG_LEVEL,
   };

@@ -8,6 +8,9 @@ import { Lifecycle, brokerAndDatabaseChecks, closeServer, createMetricsRegistry,
 import type { CheckStatus, PeriodicTask, ShutdownStep } from '@feedback/service-runtime';
 import { ApiInstancePresence } from './auth/api-instance-presence.js';
 import { failureRateLimit } from './auth/failure-rate-limit.js';
+import { publicKeyAuth } from './auth/public-key-auth.js';
+import { RequestLimits } from './limits/request-limits.js';
+import { pruneRateLimits } from './limits/prune-rate-limits.js';
 import { KeyChangeListener } from './auth/key-change-listener.js';
 import { KeyUsageRecorder } from './auth/key-usage-recorder.js';
 import { RecognisedKeys, secretKeyAuth } from './auth/secret-key-auth.js';
@@ -46,6 +49,7 @@ function retentionPruningOf(pool: pg.Pool, logger: Logger, config: ApiConfig): P
       what: `Idempotency-Keys older than ${idempotencyKeyRetentionHours} hours`,
       prune: (signal) => pruneIdempotencyKeys(pool, { retentionHours: idempotencyKeyRetentionHours, signal }),
     },
+    { what: 'request limit counts past their window', prune: (signal) => pruneRateLimits(pool, { signal }) },
   ]);
 }
 
@@ -67,12 +71,21 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const keyUsage = new KeyUsageRecorder(publisher, names, logger);
 
   const lifecycle = new Lifecycle(logger);
+  const limits = new RequestLimits(pool, {
+    authFailuresPerMinute: config.authFailureLimit,
+    signUpsPerHour: config.signUpLimit,
+    signInsPerAddressPerMinute: config.signInAddressLimit,
+    signInFailuresPerAccount: config.signInAccountLimit,
+    widgetRequestsPerAddressPerMinute: config.widgetAddressLimit,
+    widgetRequestsPerKeyPerMinute: config.widgetKeyLimit,
+  });
   const routeContext: RouteContext = {
     prisma,
     rpc,
     outboxRelay,
     links: { dashboardUrl: config.dashboardUrl, docsUrl: config.docsUrl },
     dashboardTimeoutMs: config.dashboardRpcTimeoutMs,
+    limits: { signUp: limits.signUp, signIn: limits.signIn },
   };
   const recognisedKeys = new RecognisedKeys();
   // The api serves from its key cache while the broker is away (docs/decisions.md): it stays
@@ -89,9 +102,11 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     secretKeyAuth: secretKeyAuth(verifier, keyUsage, recognisedKeys),
     // Separate counts: a browser's expired sessions do not lock out the office's integrations.
     failureRateLimits: {
-      api: failureRateLimit({ limit: config.authFailureLimit, notAGuess: recognisedKeys.carriedBy }),
-      dashboard: failureRateLimit({ limit: config.authFailureLimit }),
+      api: failureRateLimit(limits.apiFailures, { notAGuess: recognisedKeys.carriedBy }),
+      dashboard: failureRateLimit(limits.dashboardFailures),
     },
+    widgetLimit: limits.widget,
+    publicKeyAuth: publicKeyAuth(rpc, { unknownKeyCacheMs: config.unknownPublicKeyCacheMs }),
     readiness,
     isShuttingDown: () => lifecycle.isShuttingDown,
     trustProxy: config.trustProxy,

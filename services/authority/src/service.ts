@@ -13,6 +13,7 @@ import { keyCommands } from './keys/key-commands.js';
 import { consumeKeyUsage } from './keys/key-usage-consumer.js';
 import { verifySecretKey } from './keys/verify-secret-key.js';
 import { memberCommands } from './members/members.js';
+import { PasswordHashing } from './members/password-hashing.js';
 import { pruneMemberSessions } from './members/prune-sessions.js';
 import { SessionSigner } from './members/session-tokens.js';
 import { sessionCommands } from './members/sessions.js';
@@ -40,7 +41,8 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   const notifier = new KeyChangeNotifier(broker, names, logger, leases, config.keyChangeTimeoutMs);
   const access = memberAccess(prisma, signer);
   const sessions = sessionCommands(prisma, signer, access, { ttlSeconds: config.sessionTtlSeconds, maxSeconds: config.sessionMaxSeconds }, logger);
-  const members = memberCommands(prisma, signer, access, sessions);
+  const hashing = new PasswordHashing({ concurrency: config.passwordHashingConcurrency, queue: config.passwordHashingQueue });
+  const members = memberCommands(prisma, signer, access, sessions, hashing);
   const keys = keyCommands(prisma, access, notifier, signer);
   // The authority's own calls: the webhook worker counts a team's endpoints before a plan change.
   const metrics = createMetricsRegistry('authority');

@@ -114,6 +114,13 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     WEBHOOK_RETRY_DELAYS_MS: '50,60,70,80,90',
     PER_ENDPOINT_CONCURRENCY: '4',
     SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    // Every test signs up and signs in from 127.0.0.1: the limits of one address are tested apart
+    // (request-limits.test.ts), with their own settings.
+    SIGN_UP_LIMIT: '100000',
+    SIGN_IN_ADDRESS_LIMIT: '100000',
+    SIGN_IN_ACCOUNT_LIMIT: '100000',
+    WIDGET_ADDRESS_LIMIT: '100000',
+    WIDGET_KEY_LIMIT: '100000',
     ...overrides,
   };
   const logs: string[] = [];

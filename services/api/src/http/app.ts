@@ -6,7 +6,6 @@ import { healthRouter } from '@feedback/service-runtime';
 import type { ReadinessCheck } from '@feedback/service-runtime';
 import { buildOpenApiDocument } from '../openapi/openapi-document.js';
 import { apiV1Router } from '../routes/api-v1/api-v1-router.js';
-import { publicKeyAuth } from '../auth/public-key-auth.js';
 import { dashboardRouter } from '../routes/dashboard-v1/dashboard-router.js';
 import { widgetRouter } from '../routes/widget-v1/widget-router.js';
 import type { TrustProxy } from '../config.js';
@@ -26,6 +25,10 @@ export interface AppOptions {
   secretKeyAuth: RequestHandler;
   /** Limit failed authentications per client address, one limiter per surface. */
   failureRateLimits: { api: RequestHandler; dashboard: RequestHandler };
+  /** Counted before any widget request: per client address, and per public key. */
+  widgetLimit: RequestHandler;
+  /** Authenticates `/widget/v1` requests by public key. */
+  publicKeyAuth: RequestHandler;
   readiness: Record<string, ReadinessCheck>;
   isShuttingDown: () => boolean;
   /** Express "trust proxy": which proxies may set the client address. */
@@ -76,7 +79,7 @@ export function buildApp(options: AppOptions): Express {
 
   // Bodies are read once the caller is known: on /api/v1 by each route after its scope check; on
   // the dashboard before its routes, since signing in sends its credentials in the body.
-  app.use('/widget/v1', publicKeyAuth(options.context.rpc), ...readJsonBody, widgetRouter(options.context));
+  app.use('/widget/v1', options.widgetLimit, options.publicKeyAuth, ...readJsonBody, widgetRouter(options.context));
   app.use('/dashboard/v1', options.failureRateLimits.dashboard, ...readJsonBody, dashboardRouter(options.context));
   if (options.dashboardDirectory) app.use(dashboardPages(options.dashboardDirectory, options.logger));
 

@@ -24,6 +24,8 @@ const PASSED_THROUGH_RPC_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'secret_rotated_meanwhile',
   'invalid_cursor',
   'too_many_test_deliveries',
+  // The authority's password hashing is full: a flood of sign-ups or sign-ins.
+  'rate_limited',
 ]);
 
 /** Writes every error body the same way: `{ error, message, ...details }`. */
@@ -64,7 +66,8 @@ function toApiError(error: unknown): ApiError {
   // text names what the client sent, redacted as above).
   if (error instanceof RpcError && error.code === 'contract_violation') return new ApiError('validation_failed', redactText(error.message));
   if (error instanceof RpcError && PASSED_THROUGH_RPC_CODES.has(error.code) && error.code in ERROR_STATUS) {
-    return new ApiError(error.code as ErrorCode, error.message, {}, error.code === 'service_unavailable' ? { 'Retry-After': '1' } : {});
+    const retry = error.code === 'service_unavailable' || error.code === 'rate_limited';
+    return new ApiError(error.code as ErrorCode, error.message, {}, retry ? { 'Retry-After': '1' } : {});
   }
   const { type, status } = (error ?? {}) as { type?: string; status?: number };
   if (type === 'entity.parse.failed') return new ApiError('malformed_json', 'The request body is not valid JSON.');

@@ -37,7 +37,7 @@ const MEANING: Record<ErrorCode, string> = {
   plan_limit_reached: 'the plan includes no more webhook endpoints',
   payload_too_large: 'the body is over 256 KiB',
   unsupported_media_type: 'the body was not sent as application/json',
-  rate_limited: 'too many failed authentications from this address; see Retry-After',
+  rate_limited: 'too many failed authentications from this address, or, on sign-up and sign-in, too many attempts from this address or for this account, or more at once than passwords can be checked; see Retry-After',
   too_many_test_deliveries: 'five test deliveries of this endpoint are still waiting or being retried',
   internal_error: 'a fault of ours; retry later, quoting X-Request-Id',
   service_unavailable: 'a service did not answer in time, or a change met another; nothing was done unless the route says otherwise; retry',

@@ -111,7 +111,7 @@ const commonErrors = {
   '405': errorResponseWithHeaders('`method_not_allowed`.', { Allow: 'The methods this path takes.' }),
   '413': errorResponse('`payload_too_large`: bodies are at most 256 KiB.'),
   '415': errorResponse('`unsupported_media_type`: send the body as application/json.'),
-  '429': errorResponseWithHeaders('`rate_limited`: too many failed authentications.', { 'Retry-After': 'Seconds to wait before trying again.' }),
+  '429': errorResponseWithHeaders('`rate_limited`: too many failed authentications from this address (IPv6: its /64).', { 'Retry-After': 'Seconds to wait before trying again.' }),
   '500': errorResponse('`internal_error`: ours; retry later, quoting X-Request-Id to support.'),
   '503': errorResponseWithHeaders('`service_unavailable`.', { 'Retry-After': 'Seconds to wait before retrying.' }),
 };
@@ -229,6 +229,11 @@ function widgetOperation(operationId: string, summary: string, body: Contract<un
       '401': errorResponse('`invalid_public_key`.'),
       '404': errorResponse('`not_found`: no such record (or, for replies, not your ticket).'),
       '409': errorResponse('`ticket_closed`.'),
+      '429': errorResponseWithHeaders('`rate_limited`: too many requests from this address (IPv6: its /64), or with this public key.', {
+        'Retry-After': 'Seconds to wait before trying again.',
+      }),
+      '500': errorResponse('`internal_error`: ours; retry later, quoting X-Request-Id to support.'),
+      '503': errorResponseWithHeaders('`service_unavailable`.', { 'Retry-After': 'Seconds to wait before retrying.' }),
     },
   };
 }
