@@ -5,6 +5,7 @@ import { consumeDeliveries } from './deliveries/deliver.js';
 import { deliveryCommands } from './deliveries/delivery-commands.js';
 import { AttemptMaker } from './deliveries/attempt-maker.js';
 import { AttemptStore } from './deliveries/attempt-store.js';
+import { EndpointTeams, FairShare } from './deliveries/fair-share.js';
 import { FanOut } from './deliveries/fan-out.js';
 import { pruneDeliveries, pruneReceivedEvents } from './deliveries/prune-delivery-history.js';
 import { WebhookMetrics } from './deliveries/webhook-metrics.js';
@@ -114,6 +115,16 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     logger,
     concurrency: config.deliveryPrefetch,
     perEndpointConcurrency: config.perEndpointConcurrency,
+    fairShare: {
+      share: new FairShare({
+        concurrency: config.deliveryPrefetch,
+        perHost: config.perHostConcurrency,
+        perTeam: config.perTeamConcurrency || undefined,
+        teamRatePerSecond: config.teamDeliveryRate,
+        registry,
+      }),
+      teams: new EndpointTeams(pool),
+    },
   });
   const deliveries = consumeDeliveries({
     broker,

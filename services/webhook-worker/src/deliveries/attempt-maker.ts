@@ -10,6 +10,7 @@ import type { SecretBox } from '../endpoints/signing-secrets.js';
 import type { WebhookSender } from '../outbound/webhook-sender.js';
 import { automaticAttemptDue } from './attempt-store.js';
 import type { AttemptStore, AttemptTarget } from './attempt-store.js';
+import type { EndpointTeams, FairShare } from './fair-share.js';
 import { noteMostRecent } from './recent-notes.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 
@@ -33,6 +34,8 @@ export interface AttemptMakerOptions {
    * throttle queue, where it waits a second or more). Default: 250.
    */
   shortWaitMs?: number;
+  /** Each tenant's share of this worker, by destination host and team (fair-share.ts). Default: none kept. */
+  fairShare?: { share: FairShare; teams: EndpointTeams };
 }
 
 export interface MakeOptions {
@@ -213,11 +216,18 @@ export class AttemptMaker {
    */
   async make(delivery: AttemptTarget, number: number, { manual, redelivered, fromEvent = false }: MakeOptions): Promise<boolean> {
     const { store, logger, metrics } = this.options;
+    const teamId = await this.options.fairShare?.teams.of(delivery.endpointId);
     // Only a struggling endpoint's attempt admitted at once counts in strugglingBusy (one never waits).
     const countedStruggling = this.struggling.has(delivery.endpointId);
     const admission = this.admit(delivery.endpointId, fromEvent);
     if (admission === 'elsewhere') return false;
     if (admission === 'wait' && !(await this.waitForSlot(delivery.endpointId))) return false;
+    // Its tenant's share of the worker, by host and team: past it, the attempt goes round a throttle queue.
+    const place = teamId === undefined ? undefined : this.options.fairShare!.share.take(teamId, delivery.url);
+    if (typeof place === 'string') {
+      this.release(delivery.endpointId, countedStruggling);
+      return false;
+    }
     // Fields every line of this attempt carries; a plain object, not a child logger, which would
     // cost more than the attempt's own bookkeeping when the level drops the line anyway.
     const about = { deliveryId: delivery.id, endpointId: delivery.endpointId, attempt: number };
@@ -227,6 +237,7 @@ export class AttemptMaker {
     const giveUpSlot = () => {
       if (!slotHeld) return;
       slotHeld = false;
+      place?.();
       this.release(delivery.endpointId, countedStruggling);
     };
     try {
