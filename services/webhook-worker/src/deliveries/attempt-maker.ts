@@ -95,6 +95,8 @@ export class AttemptMaker {
   private readonly maxAttempts: number;
   private readonly limit: LimitFunction;
   private readonly openedSecrets = new Map<string, KeyObject>();
+  /** Attempts turned away last because their tenant had had its share (fair-share.ts). */
+  private readonly beyondShare = new WeakSet<AttemptTarget>();
   private stopping = false;
 
   constructor(private readonly options: AttemptMakerOptions) {
@@ -193,6 +195,16 @@ export class AttemptMaker {
     return this.struggling.get(endpointId) === 'failing';
   }
 
+  /**
+   * Whether `make` turned this attempt away for its tenant's share (its host at its cap, its team
+   * at its share or rate) while its host or endpoint answers slowly or fails: it may as well wait
+   * longer, since its share is taken by a backlog like it that goes no faster.
+   */
+  wasBeyondShareOfSlowHost(delivery: AttemptTarget): boolean {
+    const slow = this.isStruggling(delivery.endpointId) || this.options.fairShare?.share.isSlow(delivery.url) === true;
+    return this.beyondShare.has(delivery) && slow;
+  }
+
   /** Whether this endpoint's latest attempt here failed or took longer than `struggleAfterMs`. */
   isStruggling(endpointId: string): boolean {
     return this.struggling.has(endpointId);
@@ -226,6 +238,7 @@ export class AttemptMaker {
     const place = teamId === undefined ? undefined : this.options.fairShare!.share.take(teamId, delivery.url);
     if (typeof place === 'string') {
       this.release(delivery.endpointId, countedStruggling);
+      this.beyondShare.add(delivery);
       return false;
     }
     // Fields every line of this attempt carries; a plain object, not a child logger, which would
@@ -318,6 +331,7 @@ export class AttemptMaker {
       if (delivered && delivery.eventCreatedAt !== undefined) {
         metrics.eventToDelivery.observe((startedAt.getTime() + result.durationMs - Date.parse(delivery.eventCreatedAt)) / 1000);
       }
+      this.options.fairShare?.share.noteAnswer(delivery.url, result.durationMs, delivered);
       if (delivered && result.durationMs <= this.struggleAfterMs) this.markHealthy(delivery.endpointId, result.durationMs);
       else this.markStruggling(delivery.endpointId, delivered ? 'slow' : 'failing');
       giveUpSlot();

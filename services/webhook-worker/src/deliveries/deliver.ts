@@ -111,7 +111,7 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     // database once a second for hours. Otherwise the shortest wait, so a backlog goes at the
     // endpoint's pace: a healthy endpoint's returns, spread over the second, refill its line.
     const backlog = throttleRates.note(delivery.endpointId);
-    const climb = attempts.isFailing(delivery.endpointId) || (attempts.isStruggling(delivery.endpointId) && backlog > climbAfterPerSecond);
+    const climb = attempts.isFailing(delivery.endpointId) || attempts.wasBeyondShareOfSlowHost(delivery) || (attempts.isStruggling(delivery.endpointId) && backlog > climbAfterPerSecond);
     const { queue, headers } = handOff(queues, incoming, { number, manual, givenBefore }, { climb });
     options.metrics.throttled.inc();
     await options.publisher.sendToQueue(queue, message, { messageId: delivery.id, headers });

@@ -51,3 +51,15 @@ describe('FairShare', () => {
     expect(hostOf('https://hooks.example.com:8443/a')).toBe('hooks.example.com:8443');
   });
 });
+
+describe('FairShare, a slow host', () => {
+  it('is slow from an answer over a second or a failure, until it answers well', () => {
+    const share = new FairShare({ concurrency: 64 });
+    share.noteAnswer('https://slow.example/a', 1200, true);
+    expect(share.isSlow('https://slow.example/b')).toBe(true);
+    share.noteAnswer('https://slow.example/a', 20, true);
+    expect(share.isSlow('https://slow.example/b')).toBe(false);
+    share.noteAnswer('https://slow.example/a', 20, false);
+    expect(share.isSlow('https://slow.example/b')).toBe(true);
+  });
+});

@@ -43,6 +43,8 @@ export class FairShare {
   private readonly hosts = new Map<string, number>();
   private readonly teams = new Map<string, number>();
   private readonly buckets = new Map<string, Bucket>();
+  /** Hosts whose latest answer here failed or took over a second. */
+  private readonly slowHosts = new Set<string>();
   private readonly perHost: number;
   private readonly perTeam: number;
   private readonly rate: number;
@@ -90,6 +92,18 @@ export class FairShare {
       decrement(this.hosts, host);
       decrement(this.teams, teamId);
     };
+  }
+
+  /** Notes how a host answered: failed, or slower than a second, marks it slow until it answers well. */
+  noteAnswer(url: string, durationMs: number, delivered: boolean): void {
+    const host = hostOf(url);
+    if (delivered && durationMs <= 1000) this.slowHosts.delete(host);
+    else if (this.slowHosts.size < 10_000) this.slowHosts.add(host);
+  }
+
+  /** Whether this URL's host answered its latest attempt here slowly or not at all. */
+  isSlow(url: string): boolean {
+    return this.slowHosts.has(hostOf(url));
   }
 
   private refusalFor(teamId: string, host: string): FairShareRefusal | undefined {
