@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { integer, loadConfig, oneOf, string, url } from '@feedback/config';
+import { integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
 import { databasePoolSizeVariable } from '@feedback/database';
 import type { Variable } from '@feedback/config';
 
@@ -32,6 +32,10 @@ function trustProxySetting(options: { description: string; default: string }): V
   };
 }
 
+/** The public surfaces an api instance may serve. */
+export const SURFACES = ['api', 'widget', 'dashboard'] as const;
+export type Surface = (typeof SURFACES)[number];
+
 /** Every environment variable the api reads, validated at start-up. */
 export const apiEnvironment = {
   DATABASE_URL: url({
@@ -42,6 +46,15 @@ export const apiEnvironment = {
   AMQP_URL: url({ description: 'RabbitMQ URL', protocols: ['amqp', 'amqps'] }),
   BROKER_NAMESPACE: string({ description: 'prefix of every exchange and queue name', default: '' }),
   PORT: integer({ description: 'HTTP port of the public edge', default: 3000, min: 0, max: 65535 }),
+  SURFACES: list({
+    description:
+      'the surfaces this instance serves, of api (/api/v1), widget (/widget/v1) and dashboard (/dashboard/v1 and the page): separate fleets keep a flood of anonymous sign-ups or widget requests off the customers\' integrations',
+    default: [...SURFACES],
+    check: (surfaces) => {
+      const unknown = surfaces.filter((surface) => !(SURFACES as readonly string[]).includes(surface));
+      if (surfaces.length === 0 || unknown.length > 0) throw new Error(`must name one or more of ${SURFACES.join(', ')}${unknown.length > 0 ? `, not ${unknown.join(', ')}` : ''}`);
+    },
+  }),
   METRICS_PORT: integer({ description: 'internal port of GET /metrics (Prometheus) and the health routes; never expose it publicly', default: 3003, min: 0, max: 65535 }),
   PUBLIC_BASE_URL: url({ description: 'base address customers call', protocols: ['http', 'https'], default: 'http://localhost:3000' }),
   DASHBOARD_URL: url({ description: 'team dashboard address, for links in error bodies', protocols: ['http', 'https'], default: 'http://localhost:3000/dashboard' }),
@@ -88,6 +101,8 @@ export interface ApiConfig {
   amqpUrl: string;
   brokerNamespace: string;
   port: number;
+  /** The surfaces this instance serves. */
+  surfaces: Surface[];
   metricsPort: number;
   publicBaseUrl: string;
   dashboardUrl: string;
@@ -120,6 +135,7 @@ export function readApiConfig(env: Record<string, string | undefined> = process.
     amqpUrl: v.AMQP_URL,
     brokerNamespace: v.BROKER_NAMESPACE,
     port: v.PORT,
+    surfaces: v.SURFACES as Surface[],
     metricsPort: v.METRICS_PORT,
     publicBaseUrl: v.PUBLIC_BASE_URL.replace(/\/$/, ''),
     dashboardUrl: v.DASHBOARD_URL.replace(/\/$/, ''),

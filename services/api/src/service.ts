@@ -19,6 +19,7 @@ import type { ApiConfig } from './config.js';
 import { connectApiDatabase, migrateApiDatabase } from './database.js';
 import { pruneIdempotencyKeys } from './idempotency/prune-idempotency-keys.js';
 import type { PrismaClient } from './database.js';
+import { createPool } from '@feedback/database';
 import { buildApp } from './http/app.js';
 import { outboxMetrics } from './outbox/outbox-metrics.js';
 import { pruneOutbox } from './outbox/prune-outbox.js';
@@ -71,7 +72,9 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const keyUsage = new KeyUsageRecorder(publisher, names, logger);
 
   const lifecycle = new Lifecycle(logger);
-  const limits = new RequestLimits(pool, {
+  // A pool of its own: under a flood, counting requests never takes the connections requests need.
+  const limitsPool = createPool({ connectionString: config.databaseUrl, logger, max: 4, connectTimeoutMs: 1000 });
+  const limits = new RequestLimits(limitsPool, {
     authFailuresPerMinute: config.authFailureLimit,
     signUpsPerHour: config.signUpLimit,
     signInsPerAddressPerMinute: config.signInAddressLimit,
@@ -112,6 +115,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     trustProxy: config.trustProxy,
     publicBaseUrl: config.publicBaseUrl,
     dashboardDirectory: config.dashboardFiles,
+    surfaces: config.surfaces,
     metrics,
   });
   const server: Server = app.listen(config.port);
@@ -135,6 +139,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     { name: 'close broker', run: () => broker.close() },
     { name: 'close database', run: () => prisma.$disconnect() },
     { name: 'close database pool', run: () => pool.end() },
+    { name: 'close request limits pool', run: () => limitsPool.end() },
   ];
   return {
     url: `http://127.0.0.1:${port}`,

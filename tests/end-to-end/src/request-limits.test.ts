@@ -141,3 +141,13 @@ describe('request limits, shared by every api instance', () => {
     expect((await asked()) - before).toBe(1);
   });
 });
+
+describe('an api instance that serves some surfaces', () => {
+  it('answers only the surfaces it serves, so that the integrations can have instances a flood of sign-ups or widget requests never reaches', async () => {
+    const integrations = await system.startAnotherApi({ SURFACES: 'api' });
+    expect((await call(integrations.url, 'GET', '/api/v1/suggestions')).status).toBe(401);
+    expect((await call(integrations.url, 'GET', '/api/v1/openapi.json')).status).toBe(200);
+    expect((await call(integrations.url, 'POST', '/dashboard/v1/sign-up', { body: {} })).status).toBe(404);
+    expect((await call(integrations.url, 'POST', '/widget/v1/suggestions', { body: {} })).status).toBe(404);
+  });
+});

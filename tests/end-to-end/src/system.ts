@@ -17,8 +17,8 @@ import type { WorkerService } from '../../../services/webhook-worker/src/service
 
 export interface RunningSystem {
   api: ApiService;
-  /** Starts one more api instance on the same database and broker. */
-  startAnotherApi(): Promise<ApiService>;
+  /** Starts one more api instance on the same database and broker, with these settings changed. */
+  startAnotherApi(overrides?: Record<string, string>): Promise<ApiService>;
   authority: AuthorityService;
   worker: WorkerService;
   /** Cuts and restores every service's broker connection, as a broker restart would. */
@@ -132,8 +132,8 @@ export async function startSystem(overrides: Record<string, string> = {}, option
   const extraApis: ApiService[] = [];
   return {
     api,
-    async startAnotherApi() {
-      const another = await startApi(readApiConfig(as('api')).config, capturingLogger('api', logs));
+    async startAnotherApi(apiOverrides: Record<string, string> = {}) {
+      const another = await startApi(readApiConfig({ ...as('api'), ...apiOverrides }).config, capturingLogger('api', logs));
       extraApis.push(another);
       return another;
     },

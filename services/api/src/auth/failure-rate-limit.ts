@@ -15,7 +15,8 @@ export interface FailureRateLimitOptions {
 
 /**
  * Slows down key and password guessing, per client address (IPv6 by its /64). Each request that
- * may be a guess is counted before it is answered, and given back once its answer is not 401:
+ * may be a guess is counted before it is answered, and given back once its answer is neither 401
+ * nor 429:
  * guesses sent at the same moment count as they arrive, not once answered. An address past the
  * limit gets 429 with Retry-After until its window ends, unless the request is `notAGuess`, which
  * is neither blocked nor counted. The count is shared by every api instance (PostgreSQL); each
@@ -31,8 +32,11 @@ export function failureRateLimit(failures: SharedLimit, options: FailureRateLimi
       return next(error);
     }
     response.on('finish', () => {
-      // Asked once the answer is made: a key found revoked by this very request is no guess.
-      if (response.statusCode !== 401 || options.notAGuess?.(request)) void failures.giveBack(client);
+      // Asked once the answer is made: a key found revoked by this very request is no guess. A
+      // refusal for a limit (429) stays counted: a client that floods is blocked here too, from
+      // memory, at no query per request.
+      const refused = response.statusCode === 401 || response.statusCode === 429;
+      if (!refused || options.notAGuess?.(request)) void failures.giveBack(client);
     });
     next();
   };

@@ -20,7 +20,8 @@ export function tooManyRequests(msBeforeNext: number, message: string): ApiError
  * instances give one client the allowance once, not N times. Counted before the work: requests
  * sent at the same moment cannot all slip into one window. While the database does not answer,
  * each instance counts alone in memory (the library's insurance limiter), rather than refuse or
- * let through everyone.
+ * let through everyone. A key past its limit is refused from this instance's memory until its
+ * window ends, so a flood costs no query per request.
  */
 export class SharedLimit {
   private readonly limiter: RateLimiterPostgres;
@@ -41,6 +42,9 @@ export class SharedLimit {
       points: rule.points,
       duration: rule.durationSeconds,
       insuranceLimiter: new RateLimiterMemory({ keyPrefix: rule.name, points: rule.points, duration: rule.durationSeconds }),
+      // A key past its limit is refused from memory until its window ends: a flood from it costs
+      // this instance no query per request.
+      inMemoryBlockOnConsumed: rule.points + 1,
     });
   }
 
