@@ -10,6 +10,8 @@ import { errorHandler } from '../http/error-handler.js';
 import { clientAddressKey } from './client-address.js';
 import { pruneRateLimits } from './prune-rate-limits.js';
 import { RequestLimits } from './request-limits.js';
+import { SharedLimit } from './shared-limit.js';
+import { failureRateLimit } from '../auth/failure-rate-limit.js';
 
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
 let database: MigratedTestDatabase;
@@ -50,7 +52,7 @@ const limitsOf = () =>
 
 describe('RequestLimits', () => {
   it('refuses an account past its failed sign-ins for 15 minutes, then 30 after the next failures, without lengthening a refusal while it runs', async () => {
-    const app = signInApp(limitsOf());
+    let app = signInApp(limitsOf());
     const signIn = (password: string) => request(app).post('/sign-in').send({ email: 'victim@example.com', password });
     for (let n = 0; n < 2; n += 1) expect((await signIn('wrong')).status).toBe(401);
     const first = await signIn('right');
@@ -61,6 +63,8 @@ describe('RequestLimits', () => {
     expect(Number(during.headers['retry-after'])).toBeLessThanOrEqual(900);
     // The refusal's end, as if its quarter of an hour had passed.
     await database.pool.query("UPDATE api.rate_limits SET expire = 0 WHERE key LIKE 'sign-in-failures:%'");
+    // Asked of another instance: this one remembers the refusal until its own end.
+    app = signInApp(limitsOf());
     for (let n = 0; n < 2; n += 1) expect((await signIn('wrong')).status).toBe(401);
     const second = await signIn('wrong');
     expect(second.status).toBe(429);
@@ -86,5 +90,40 @@ describe('clientAddressKey', () => {
     [undefined, 'unknown'],
   ])('counts %s as %s', (address, key) => {
     expect(clientAddressKey(address)).toBe(key);
+  });
+});
+
+describe('SharedLimit', () => {
+  it('refuses a key past its limit from memory until its window ends, without asking the database again', async () => {
+    const limit = new SharedLimit(database.pool, { name: 'memory-probe', points: 2, durationSeconds: 60 });
+    await limit.take('flooder', 'no');
+    await limit.take('flooder', 'no');
+    await expect(limit.take('flooder', 'no')).rejects.toMatchObject({ code: 'rate_limited' });
+    // Its count gone from the table, the key is still refused here: no query was made for it.
+    await database.pool.query("DELETE FROM api.rate_limits WHERE key LIKE 'memory-probe:%'");
+    await expect(limit.take('flooder', 'no')).rejects.toMatchObject({ code: 'rate_limited' });
+    await limit.take('someone else', 'no');
+  });
+});
+
+describe('failureRateLimit', () => {
+  it('gives back a request answered well, and keeps counting refusals, 401 and 429 alike', async () => {
+    const failures = new SharedLimit(database.pool, { name: 'failures-probe', points: 3, durationSeconds: 60 });
+    const app = express();
+    app.set('trust proxy', 'loopback');
+    app.use((incoming, _response, next) => {
+      incoming.log = logger;
+      next();
+    });
+    app.use(failureRateLimit(failures));
+    app.get('/:status', (incoming, response) => void response.status(Number(incoming.params['status'])).json({}));
+    app.use(errorHandler);
+    const from = (address: string, status: number) => request(app).get(`/${status}`).set('x-forwarded-for', address);
+    for (let n = 0; n < 5; n += 1) expect((await from('192.0.2.1', 200)).status).toBe(200);
+    expect((await from('192.0.2.2', 401)).status).toBe(401);
+    expect((await from('192.0.2.2', 429)).status).toBe(429);
+    expect((await from('192.0.2.2', 401)).status).toBe(401);
+    const refused = await from('192.0.2.2', 200);
+    expect([refused.status, refused.body.error]).toEqual([429, 'rate_limited']);
   });
 });
