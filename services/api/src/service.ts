@@ -67,7 +67,8 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const pruning = retentionPruningOf(pool, logger, config);
 
   const presence = new ApiInstancePresence(rpc, logger, config.keyCacheTtlMs);
-  const verifier = new SecretKeyVerifier(rpc, () => presence.trustedUntil, { ttlMs: config.keyCacheTtlMs });
+  // The listener is made just below; until it hears changes, nothing is cached.
+  const verifier: SecretKeyVerifier = new SecretKeyVerifier(rpc, () => presence.trustedUntil, { ttlMs: config.keyCacheTtlMs }, () => listener.listening);
   const listener = new KeyChangeListener(broker, names, presence.instanceId, logger, (change) => verifier.apply(change), () => verifier.clear());
   const keyUsage = new KeyUsageRecorder(publisher, names, logger);
 

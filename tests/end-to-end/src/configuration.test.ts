@@ -133,6 +133,14 @@ describe('the Kubernetes manifests', () => {
   });
 });
 
+describe('the image', () => {
+  it('runs on Node 24, a supported LTS, in both its stages', () => {
+    const bases = [...readFileSync(`${root}infra/Dockerfile`, 'utf8').matchAll(/^FROM (\S+)/gm)].map((match) => match[1]);
+    expect(bases).toHaveLength(2);
+    for (const base of bases) expect(base).toMatch(/^node:24[.-]/);
+  });
+});
+
 describe('the Compose file', () => {
   it("gives each service its own broker login, which the broker's definitions allow exactly what brokerPermissions allows it", () => {
     const compose = parseYaml(readFileSync(`${root}docker-compose.yml`, 'utf8')) as { services: Record<string, { environment: Record<string, string> }> };

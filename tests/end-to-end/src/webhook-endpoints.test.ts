@@ -108,7 +108,7 @@ describe('webhook endpoints', () => {
       expect(answers.find((answer) => answer.status === 409)?.body).toMatchObject({ error: 'secret_rotated_meanwhile' });
       const shown = answers.find((answer) => answer.status === 200)!.body['signing_secret'];
       const stored = await system.worker.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } });
-      expect(new SecretBox(system.env['SIGNING_SECRET_ENCRYPTION_KEY']!).open(stored.secretEncrypted)).toBe(shown);
+      expect(new SecretBox(system.env['SIGNING_SECRET_ENCRYPTION_KEY']!).open(stored.secretEncrypted, endpointId)).toBe(shown);
     } finally {
       await holder.query('ROLLBACK').catch(() => undefined);
       await holder.end();
@@ -126,12 +126,12 @@ describe('webhook endpoints', () => {
       const rotation = webhooks('POST', `/${endpointId}/rotate-secret`);
       await untilSomeoneWaitsOn(holder, 'the rotation to wait for the row');
       // What the re-sealing does: the same secret, sealed anew (a new IV, so other text).
-      await holder.query('UPDATE webhooks.webhook_endpoints SET secret_encrypted = $2 WHERE id = $1', [endpointId, box.seal(box.open(rows[0]!.secret_encrypted))]);
+      await holder.query('UPDATE webhooks.webhook_endpoints SET secret_encrypted = $2 WHERE id = $1', [endpointId, box.seal(box.open(rows[0]!.secret_encrypted, endpointId), endpointId)]);
       await holder.query('COMMIT');
       const answer = await rotation;
       expect(answer.status).toBe(200);
       const stored = await system.worker.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } });
-      expect(box.open(stored.secretEncrypted)).toBe(answer.body['signing_secret']);
+      expect(box.open(stored.secretEncrypted, endpointId)).toBe(answer.body['signing_secret']);
     } finally {
       await holder.query('ROLLBACK').catch(() => undefined);
       await holder.end();

@@ -13,6 +13,8 @@ export class KeyChangeListener {
   private readonly channel: ChannelWrapper;
   /** The server-named queue of the current setup (a new one after each): for tests and diagnostics. */
   queue: string | undefined;
+  /** Whether changes are heard now: from the consumer's start until the next setup begins. */
+  listening = false;
 
   constructor(
     broker: Broker,
@@ -23,6 +25,8 @@ export class KeyChangeListener {
     private readonly onReconnect: () => void,
   ) {
     this.channel = broker.channel('key-change-listener', async (channel) => {
+      this.listening = false;
+      channel.once('close', () => (this.listening = false));
       this.onReconnect();
       await declareExchanges(channel, names, ['authorityEvents']);
       const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
@@ -48,6 +52,7 @@ export class KeyChangeListener {
         },
         { noAck: true },
       );
+      this.listening = true;
     });
   }
 

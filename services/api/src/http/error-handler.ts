@@ -28,6 +28,9 @@ const PASSED_THROUGH_RPC_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'rate_limited',
 ]);
 
+/** Violations an answer lists at most; past them, `violations_omitted` says how many more. */
+export const MAX_VIOLATIONS = 20;
+
 /** Writes every error body the same way: `{ error, message, ...details }`. */
 export const errorHandler: ErrorRequestHandler = (error, request, response, _next) => {
   const apiError = toApiError(error);
@@ -40,13 +43,15 @@ function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ContractViolation) {
     // Field names are what the client sent, a key pasted as one included: redacted like a log line.
-    const violations = redactValue(error.violations) as typeof error.violations;
+    // The first few only: a body of 20,000 unknown fields is not answered with 20,000 lines.
+    const violations = redactValue(error.violations.slice(0, MAX_VIOLATIONS)) as typeof error.violations;
     const first = violations[0];
     // Query contracts are named `…-query`; the others describe bodies.
     const part = error.contract.endsWith('-query') ? 'query' : 'body';
     return new ApiError('validation_failed', `The request ${part} is invalid: ${first?.field || part} ${first?.message ?? ''}`.trim(), {
       field: first?.field ?? '',
       violations,
+      ...(error.violations.length > MAX_VIOLATIONS ? { violations_omitted: error.violations.length - MAX_VIOLATIONS } : {}),
     });
   }
   if (error instanceof RpcTimeoutError) {

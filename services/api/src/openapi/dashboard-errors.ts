@@ -51,13 +51,14 @@ const DETAILS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
     field,
     violations: {
       type: 'array',
-      description: 'On a body: every problem found, the first of them also in `field` and `message`.',
+      description: 'On a body: the problems found, 20 at most, the first of them also in `field` and `message`.',
       items: {
         type: 'object',
         required: ['field', 'message'],
         properties: { field: { type: 'string', description: 'JSON Pointer; empty for the whole body.' }, message: { type: 'string' } },
       },
     },
+    violations_omitted: { type: 'integer', description: 'How many problems found beyond the 20 listed, when there were more.' },
   },
   invalid_cursor: { field },
   invalid_transition: {

@@ -48,13 +48,14 @@ const errorSchema = {
     field: { type: 'string', description: 'With validation_failed: the offending field (JSON Pointer) or parameter.' },
     violations: {
       type: 'array',
-      description: 'With validation_failed on a body: every problem found, the first of them also in `field` and `message`.',
+      description: 'With validation_failed on a body: the problems found, 20 at most, the first of them also in `field` and `message`.',
       items: {
         type: 'object',
         required: ['field', 'message'],
         properties: { field: { type: 'string', description: 'JSON Pointer; empty for the whole body.' }, message: { type: 'string' } },
       },
     },
+    violations_omitted: { type: 'integer', description: 'With validation_failed: how many problems found beyond the 20 listed, when there were more.' },
   },
 };
 

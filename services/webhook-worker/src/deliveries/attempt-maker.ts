@@ -276,7 +276,7 @@ export class AttemptMaker {
         // rather than go straight back to its queue and hold a slot of it, again and again.
         let key: KeyObject;
         try {
-          key = this.openSecret(current.secretEncrypted);
+          key = this.openSecret(current.secretEncrypted, delivery.endpointId);
         } catch (error) {
           return { unopenable: error } as const;
         }
@@ -411,11 +411,11 @@ export class AttemptMaker {
    * key, and the previous one is never used again. Kept here, one per endpoint, rather than in
    * the signing library's small cache of string secrets, which many endpoints would churn.
    */
-  private openSecret(sealed: string): KeyObject {
+  private openSecret(sealed: string, endpointId: string): KeyObject {
     let key = this.openedSecrets.get(sealed);
     if (key === undefined) {
       if (this.openedSecrets.size >= OPENED_SECRETS_KEPT) this.openedSecrets.clear();
-      key = createSecretKey(Buffer.from(this.options.secrets.open(sealed), 'utf8'));
+      key = createSecretKey(Buffer.from(this.options.secrets.open(sealed, endpointId), 'utf8'));
       this.openedSecrets.set(sealed, key);
     }
     return key;
