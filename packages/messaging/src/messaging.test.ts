@@ -144,6 +144,33 @@ describe('messaging over a real broker', () => {
     }
   });
 
+  it("answers an older caller's hot-lane request sent to the commands queue, when told to, as a release before the lanes sends it", async () => {
+    const older = topologyNames(createTestNamespace());
+    const server = serveRpc(broker, logger, {
+      service: 'authority',
+      names: older,
+      handlers: {},
+      olderCallers: { 'authority.registerApiInstance': async () => ({ lease_until: new Date().toISOString() }) },
+    });
+    const connection = await amqplib.connect(amqpUrl);
+    try {
+      // What an api of that release publishes: the default exchange, the commands queue, direct reply-to.
+      const channel = await connection.createChannel();
+      const answered = new Promise<string>((resolve) => void channel.consume('amq.rabbitmq.reply-to', (message) => message && resolve(message.content.toString()), { noAck: true }));
+      await eventually(async () => ((await channel.checkQueue(older.rpcQueue('authority'))).consumerCount > 0 ? true : undefined), { what: 'the server' });
+      channel.sendToQueue(older.rpcQueue('authority'), Buffer.from(JSON.stringify({ instance_id: '6f1c1c52-7a0e-4d3c-9a55-2b1f6c3e8d11', cache_ttl_ms: 1000 })), {
+        type: 'authority.registerApiInstance',
+        replyTo: 'amq.rabbitmq.reply-to',
+        correlationId: 'older',
+      });
+      expect(JSON.parse(await answered)).toMatchObject({ ok: true, result: { lease_until: expect.any(String) } });
+    } finally {
+      await connection.close();
+      await server.stop();
+      await deleteBrokerObjects(amqpUrl, { queues: [older.rpcQueue('authority')], exchanges: [older.rpcExchange] });
+    }
+  });
+
   it('refuses to serve a method on the lane it does not belong to', () => {
     expect(() => serveRpc(broker, logger, { service: 'authority', names, handlers: { 'authority.verifySecretKey': async () => ({}) as never } })).toThrow(
       'authority.verifySecretKey is not of the commands lane',

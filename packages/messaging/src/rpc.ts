@@ -172,6 +172,11 @@ export function serveRpc(
     handlers: RpcHandlers;
     /** Which of the service's queues: every handler given must be of this lane. Default: `commands`. */
     lane?: RpcLane;
+    /**
+     * Hot-lane methods also answered on the commands queue, for callers of a release before the
+     * lanes, which send every request there. Default: none.
+     */
+    olderCallers?: RpcHandlers;
     /** Requests handled at once. Default: 20. */
     prefetch?: number;
     /** Where answer times go, by method and outcome. */
@@ -182,6 +187,7 @@ export function serveRpc(
   const queue = options.names.rpcQueue(options.service, lane);
   const strays = Object.keys(options.handlers).filter((method) => laneOf(method as RpcMethod) !== lane);
   if (strays.length > 0) throw new Error(`${strays.join(', ')} ${strays.length === 1 ? 'is' : 'are'} not of the ${lane} lane`);
+  const handlers: RpcHandlers = lane === 'commands' ? { ...options.olderCallers, ...options.handlers } : options.handlers;
   const duration = options.metrics && rpcDuration(options.metrics, 'served');
   const answer = async (channel: ConfirmChannel, message: ConsumeMessage): Promise<void> => {
     const started = process.hrtime.bigint();
@@ -191,7 +197,7 @@ export function serveRpc(
     let reply: RpcReply;
     try {
       const contract = rpcMethods[method as RpcMethod];
-      const handler = options.handlers[method as RpcMethod] as ((request: unknown, call: RpcCall) => Promise<unknown>) | undefined;
+      const handler = handlers[method as RpcMethod] as ((request: unknown, call: RpcCall) => Promise<unknown>) | undefined;
       if (!contract || !handler) throw new RpcError('unknown_method', `${method} is not served by ${options.service}`);
       if (message.fields.redelivered && 'atMostOnce' in contract && contract.atMostOnce) {
         // Given before to a server whose connection was lost, perhaps after it did the work: the
@@ -218,7 +224,7 @@ export function serveRpc(
       }
     }
     // A method this service does not serve is one series, not one per name a caller sent.
-    const known = Object.hasOwn(options.handlers, method);
+    const known = Object.hasOwn(handlers, method);
     duration?.observe({ method: known ? method : 'unknown', outcome: reply.ok ? 'ok' : reply.error.code }, Number(process.hrtime.bigint() - started) / 1e9);
     try {
       if (message.properties.replyTo) {

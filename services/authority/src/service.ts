@@ -53,24 +53,20 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   }, logger);
   // Two queues, two consumers: the api's key checks and lease renewals never wait behind member
   // commands, whose password hashing a flood of sign-ups can keep busy.
-  const hotRpc = serveRpc(broker, logger, {
-    service: 'authority',
-    lane: 'hot',
-    names,
-    metrics,
-    prefetch: 50,
-    handlers: {
-      'authority.verifySecretKey': verifySecretKey(prisma),
-      'authority.verifyPublicKey': keys.verifyPublicKey,
-      'authority.getSessionKeys': members.getSessionKeys,
-      'authority.registerApiInstance': leases.register,
-      'authority.unregisterApiInstance': leases.unregister,
-    },
-  });
+  const hotHandlers = {
+    'authority.verifySecretKey': verifySecretKey(prisma),
+    'authority.verifyPublicKey': keys.verifyPublicKey,
+    'authority.getSessionKeys': members.getSessionKeys,
+    'authority.registerApiInstance': leases.register,
+    'authority.unregisterApiInstance': leases.unregister,
+  } as const;
+  const hotRpc = serveRpc(broker, logger, { service: 'authority', lane: 'hot', names, metrics, prefetch: 50, handlers: hotHandlers });
   const rpc = serveRpc(broker, logger, {
     service: 'authority',
     names,
     metrics,
+    // An api of the release before the lanes sends its key checks here, until it is replaced.
+    olderCallers: hotHandlers,
     handlers: {
       'authority.signUp': members.signUp,
       'authority.signIn': members.signIn,
