@@ -317,6 +317,23 @@ async function slowTenant(bench) {
     }
     return written;
   }
+  /** Where the slowest 1% of the healthy team's deliveries spent their time, averaged: relay, fan-out, to the attempt, the request. */
+  async function stagesOf(ids) {
+    const { rows } = await writer.query(
+      `SELECT avg(extract(epoch FROM o.published_at - (d.payload ->> 'created_at')::timestamptz) * 1000) AS relay,
+              avg(extract(epoch FROM d.created_at - o.published_at) * 1000) AS fan_out,
+              avg(extract(epoch FROM a.started_at - d.created_at) * 1000) AS to_attempt,
+              avg(a.duration_ms) AS request
+       FROM webhooks.deliveries d JOIN webhooks.delivery_attempts a ON a.delivery_id = d.id AND a.number = 1
+       JOIN api.outbox_events o ON o.event_id = d.event_id
+       WHERE d.id = ANY($1::uuid[])`,
+      [ids],
+    );
+    const mean = (value) => `${Math.round(Number(value))} ms`;
+    const t = rows[0];
+    return `relay ${mean(t.relay)}, fan-out ${mean(t.fan_out)}, to attempt ${mean(t.to_attempt)}, request ${mean(t.request)}`;
+  }
+
   async function healthyLatencies(withCrowd) {
     await ask(fast, 'reset', 'reset');
     const crowdRun = withCrowd ? steady(crowd, slowEventRate, seconds + 2) : Promise.resolve(0);
@@ -324,9 +341,9 @@ async function slowTenant(bench) {
     const written = await steady(healthy, healthyRate, seconds);
     const deadline = Date.now() + 30_000;
     while ((await ask(fast, 'count', 'count')).count < written && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    const { latencies } = await ask(fast, 'report', 'latencies');
+    const { latencies, slowest } = await ask(fast, 'report', 'latencies');
     const crowdEvents = await crowdRun;
-    return { ...stats(latencies), delivered: latencies.length, written, crowdEvents };
+    return { ...stats(latencies), delivered: latencies.length, written, crowdEvents, tail: await stagesOf(slowest) };
   }
 
   await steady(healthy, healthyRate, 3); // warm-up
@@ -339,6 +356,7 @@ async function slowTenant(bench) {
     `  alone:            ${describe(alone)}`,
     `  beside the crowd: ${describe(beside)}`,
     `  p99 beside the crowd / alone: ${(beside.p99 / alone.p99).toFixed(2)}`,
+    `  the slowest 1%, mean of each stage: alone ${alone.tail}; beside the crowd ${beside.tail}`,
     `  the crowd: ${beside.crowdEvents} events (${beside.crowdEvents * slowEndpoints} deliveries asked); its receiver took ${slowReport.received}, at most ${slowReport.mostInFlight} at once`,
   ];
   lines.forEach((line) => console.log(line));
