@@ -40,6 +40,9 @@ const unauthenticated = buildApp({
   logger: quiet('api-bench'),
   secretKeyAuth: (request, _response, next) => { request.apiKey = identity; next(); },
   failureRateLimits: { api: (_request, _response, next) => next(), dashboard: (_request, _response, next) => next() },
+  widgetLimit: (_request, _response, next) => next(),
+  publicKeyAuth: (_request, _response, next) => next(),
+  surfaces: ['api'],
   readiness: {},
   // Timed like the real one, so the two differ only in the key check.
   metrics: createMetricsRegistry('api-bench'),

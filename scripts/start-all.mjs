@@ -4,12 +4,34 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { concurrently } from 'concurrently';
 import pg from 'pg';
+import { BROKER_SERVICES, applyBrokerLogins } from '../packages/messaging/dist/index.js';
 
 const env = {
   DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/feedback',
   AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
   ...process.env,
 };
+
+/**
+ * Each service's broker URL. Unless AMQP_URL is set, each gets a login of its own, made for this
+ * run with rabbitmqctl, as production has them (docs/decisions.md, "A broker login per service").
+ * Where rabbitmqctl cannot reach the broker, all three share guest, which a broker allows only
+ * from its own host.
+ */
+async function brokerUrls() {
+  const shared = Object.fromEntries(BROKER_SERVICES.map((service) => [service, env.AMQP_URL]));
+  if (process.env.AMQP_URL) return shared;
+  const logins = BROKER_SERVICES.map((service) => ({ service, user: `feedback-${service}`, password: randomBytes(12).toString('hex') }));
+  try {
+    await applyBrokerLogins(logins, { namespace: env.BROKER_NAMESPACE ?? '' });
+  } catch (error) {
+    console.log(`every service uses guest on the broker: rabbitmqctl could not make their logins (${error.message.split('\n')[0]})`);
+    return shared;
+  }
+  console.log('each service uses a broker login of its own, made for this run');
+  return Object.fromEntries(logins.map((login) => [login.service, `amqp://${login.user}:${login.password}@127.0.0.1:5672`]));
+}
+const amqpUrls = await brokerUrls();
 if (!env.SESSION_SIGNING_KEY) {
   // A key for this run only: sessions end when the system stops. Set SESSION_SIGNING_KEY to keep them.
   env.SESSION_SIGNING_KEY = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
@@ -55,9 +77,9 @@ async function waitUntilReady(name, url, deadline) {
 await ensureDatabase(env.DATABASE_URL);
 const { result } = concurrently(
   [
-    { name: 'authority', command: 'node services/authority/dist/main.js', env: { ...env, HEALTH_PORT: ports.authority } },
-    { name: 'worker', command: 'node services/webhook-worker/dist/main.js', env: { ...env, HEALTH_PORT: ports.worker } },
-    { name: 'api', command: 'node services/api/dist/main.js', env: { ...env, PORT: ports.api, METRICS_PORT: ports.apiMetrics } },
+    { name: 'authority', command: 'node services/authority/dist/main.js', env: { ...env, AMQP_URL: amqpUrls.authority, HEALTH_PORT: ports.authority } },
+    { name: 'worker', command: 'node services/webhook-worker/dist/main.js', env: { ...env, AMQP_URL: amqpUrls['webhook-worker'], HEALTH_PORT: ports.worker } },
+    { name: 'api', command: 'node services/api/dist/main.js', env: { ...env, AMQP_URL: amqpUrls.api, PORT: ports.api, METRICS_PORT: ports.apiMetrics } },
   ],
   { prefix: 'name', killOthersOn: ['failure'], handleInput: false },
 );

@@ -190,12 +190,20 @@ const appWithPlanSchema = {
   properties: { app: appRefSchema, team_id: { type: 'string' }, plan: { enum: PLANS } },
 } as const;
 
-/** What the api passes to the worker about the acting member: checked by the authority first. */
+/**
+ * What the api passes to the worker about the acting member: what the authority answered, with
+ * `grant`, the authority's signature over it. The worker acts only on a grant it verifies.
+ */
 const endpointOwner = {
   type: 'object',
-  required: ['team_id', 'app_id', 'plan'],
+  required: ['team_id', 'app_id', 'plan', 'grant'],
   additionalProperties: false,
-  properties: { team_id: { type: 'string', format: 'uuid' }, app_id: { type: 'integer' }, plan: { enum: PLANS } },
+  properties: {
+    team_id: { type: 'string', format: 'uuid' },
+    app_id: { type: 'integer' },
+    plan: { enum: PLANS },
+    grant: { type: 'string', minLength: 1, maxLength: 2000 },
+  },
 } as const;
 
 /** A worker request on behalf of an endpoint owner, with these fields. */
@@ -278,7 +286,9 @@ const pageRequestFields = {
 } as const;
 
 /**
- * Every method's request and result contracts. `atMostOnce` marks a method that would do its work
+ * Every method's request and result contracts. `lane: 'hot'` marks a call on the request path
+ * (key checks, lease renewals): it waits in a queue of its own, so slow commands such as password
+ * hashing never hold it up. `atMostOnce` marks a method that would do its work
  * again if run twice (a second app, endpoint, member, test event or attempt): a request the broker
  * gives a second time, because the connection of the server handling it was lost, is refused
  * rather than run again (see serveRpc). The rest are read-only, or repeat to the same end.
@@ -289,6 +299,7 @@ export const rpcMethods = {
    * broker. Errors: unknown_key, revoked_key.
    */
   'authority.verifySecretKey': {
+    lane: 'hot',
     request: defineContract('authority.verifySecretKey.request', {
       type: 'object',
       required: ['key_hash'],
@@ -368,6 +379,7 @@ export const rpcMethods = {
   },
   /** The public keys that verify member session tokens (a JSON Web Key Set). */
   'authority.getSessionKeys': {
+    lane: 'hot',
     request: defineContract('authority.getSessionKeys.request', { type: 'object', additionalProperties: false } as const),
     result: defineContract('authority.getSessionKeys.result', {
       type: 'object',
@@ -483,6 +495,7 @@ export const rpcMethods = {
    * now. Key changes wait for every instance whose lease has not ended.
    */
   'authority.registerApiInstance': {
+    lane: 'hot',
     request: defineContract('authority.registerApiInstance.request', {
       type: 'object',
       required: ['instance_id', 'cache_ttl_ms'],
@@ -498,6 +511,7 @@ export const rpcMethods = {
   },
   /** An api instance stopping: key changes stop waiting for it. */
   'authority.unregisterApiInstance': {
+    lane: 'hot',
     request: defineContract('authority.unregisterApiInstance.request', {
       type: 'object',
       required: ['instance_id'],
@@ -508,6 +522,7 @@ export const rpcMethods = {
   },
   /** Resolves an app's public key, for the widget. Errors: unknown_key. */
   'authority.verifyPublicKey': {
+    lane: 'hot',
     request: defineContract('authority.verifyPublicKey.request', {
       type: 'object',
       required: ['public_key'],
@@ -611,7 +626,15 @@ export const rpcMethods = {
    */
   'authority.authorizeWebhookManagement': {
     request: defineContract('authority.authorizeWebhookManagement.request', withSession({ app_id: recordIdSchema }, ['app_id'])),
-    result: defineContract('authority.authorizeWebhookManagement.result', appWithPlanSchema),
+    result: defineContract('authority.authorizeWebhookManagement.result', {
+      ...appWithPlanSchema,
+      required: [...appWithPlanSchema.required, 'grant'],
+      properties: {
+        ...appWithPlanSchema.properties,
+        /** The authority's signature over the app, team and plan: the worker acts only on it (a JWT, a minute long). */
+        grant: { type: 'string' },
+      },
+    } as const),
   },
   /** Send test: a webhook.ping to this endpoint only, through the delivery pipeline. */
   'webhook-worker.sendTest': {

@@ -17,12 +17,13 @@ export function durableBrokerObjects(
       names.workerDomainEventsQueue,
       names.keyUsageQueue,
       names.rpcQueue('authority'),
+      names.rpcQueue('authority', 'hot'),
       names.rpcQueue('webhook-worker'),
       webhooks.deliver,
       webhooks.abandoned,
       ...webhooks.throttles.map((throttle) => throttle.queue),
       ...webhooks.retries.map((retry) => retry.queue),
     ],
-    exchanges: [names.domainEvents, names.authorityEvents],
+    exchanges: [names.domainEvents, names.authorityEvents, names.rpcExchange, names.replies],
   };
 }

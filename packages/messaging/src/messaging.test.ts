@@ -34,10 +34,19 @@ afterAll(async () => {
   await broker.close();
   await proxy.close();
   await deleteBrokerObjects(amqpUrl, {
-    queues: [queue, names.rpcQueue('authority')],
-    exchanges: [names.domainEvents, names.authorityEvents],
+    queues: [queue, names.rpcQueue('authority'), names.rpcQueue('authority', 'hot')],
+    exchanges: [names.domainEvents, names.authorityEvents, names.rpcExchange],
   });
 });
+
+/** A service's RPC queue of one lane as serveRpc declares it, bound to the RPC exchange by its name. */
+async function declareRpcQueueByHand(channel: amqplib.Channel, of: ReturnType<typeof topologyNames>, lane: 'hot' | 'commands', options: amqplib.Options.AssertQueue = QUORUM_QUEUE): Promise<string> {
+  const rpcQueue = of.rpcQueue('authority', lane);
+  await channel.assertExchange(of.rpcExchange, 'topic', { durable: true });
+  await channel.assertQueue(rpcQueue, options);
+  await channel.bindQueue(rpcQueue, of.rpcExchange, rpcQueue);
+  return rpcQueue;
+}
 
 /** The probe queue and its binding; publishers declare them too, so no test depends on one before it. */
 const setupProbe = async (channel: ConfirmChannel) => {
@@ -70,6 +79,7 @@ describe('messaging over a real broker', () => {
   it('answers RPC over direct reply-to and validates both ends', async () => {
     const server = serveRpc(broker, logger, {
       service: 'authority',
+      lane: 'hot',
       names,
       handlers: {
         'authority.verifySecretKey': async ({ key_hash }) => {
@@ -93,6 +103,80 @@ describe('messaging over a real broker', () => {
     }
   });
 
+  it('answers a hot-lane call while every consumer of the commands lane is busy, from a queue and consumer of its own', async () => {
+    const split = topologyNames(createTestNamespace());
+    let release!: () => void;
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    let started = 0;
+    const commands = serveRpc(broker, logger, {
+      service: 'authority',
+      names: split,
+      prefetch: 2,
+      handlers: {
+        'authority.signIn': async () => {
+          started += 1;
+          await stuck;
+          throw new RpcError('invalid_credentials', 'The email or the password is wrong.');
+        },
+      },
+    });
+    const hot = serveRpc(broker, logger, {
+      service: 'authority',
+      lane: 'hot',
+      names: split,
+      handlers: { 'authority.registerApiInstance': async () => ({ lease_until: new Date().toISOString() }) },
+    });
+    const client = new RpcClient(broker, logger, { names: split, timeoutMs: 20_000 });
+    try {
+      await eventually(() => client.call('authority.registerApiInstance', { instance_id: '6f1c1c52-7a0e-4d3c-9a55-2b1f6c3e8d11', cache_ttl_ms: 1000 }), { what: 'the hot lane' });
+      const signIns = Array.from({ length: 6 }, () => client.call('authority.signIn', { email: 'a@example.com', password: 'twelve chars!' }).catch((error: unknown) => error));
+      await eventually(() => (started === 2 ? true : undefined), { what: 'the commands lane full' });
+      // Four sign-ins wait in their queue behind the two in hand; the lease renewal does not.
+      await expect(client.call('authority.registerApiInstance', { instance_id: '6f1c1c52-7a0e-4d3c-9a55-2b1f6c3e8d11', cache_ttl_ms: 1000 })).resolves.toHaveProperty('lease_until');
+      expect(started).toBe(2);
+      release();
+      expect(await Promise.all(signIns)).toHaveLength(6);
+    } finally {
+      release();
+      await client.close();
+      await Promise.all([commands.stop(), hot.stop()]);
+      await deleteBrokerObjects(amqpUrl, { queues: [split.rpcQueue('authority'), split.rpcQueue('authority', 'hot')], exchanges: [split.rpcExchange] });
+    }
+  });
+
+  it("answers an older caller's hot-lane request sent to the commands queue, when told to, as a release before the lanes sends it", async () => {
+    const older = topologyNames(createTestNamespace());
+    const server = serveRpc(broker, logger, {
+      service: 'authority',
+      names: older,
+      handlers: {},
+      olderCallers: { 'authority.registerApiInstance': async () => ({ lease_until: new Date().toISOString() }) },
+    });
+    const connection = await amqplib.connect(amqpUrl);
+    try {
+      // What an api of that release publishes: the default exchange, the commands queue, direct reply-to.
+      const channel = await connection.createChannel();
+      const answered = new Promise<string>((resolve) => void channel.consume('amq.rabbitmq.reply-to', (message) => message && resolve(message.content.toString()), { noAck: true }));
+      await eventually(async () => ((await channel.checkQueue(older.rpcQueue('authority'))).consumerCount > 0 ? true : undefined), { what: 'the server' });
+      channel.sendToQueue(older.rpcQueue('authority'), Buffer.from(JSON.stringify({ instance_id: '6f1c1c52-7a0e-4d3c-9a55-2b1f6c3e8d11', cache_ttl_ms: 1000 })), {
+        type: 'authority.registerApiInstance',
+        replyTo: 'amq.rabbitmq.reply-to',
+        correlationId: 'older',
+      });
+      expect(JSON.parse(await answered)).toMatchObject({ ok: true, result: { lease_until: expect.any(String) } });
+    } finally {
+      await connection.close();
+      await server.stop();
+      await deleteBrokerObjects(amqpUrl, { queues: [older.rpcQueue('authority')], exchanges: [older.rpcExchange] });
+    }
+  });
+
+  it('refuses to serve a method on the lane it does not belong to', () => {
+    expect(() => serveRpc(broker, logger, { service: 'authority', names, handlers: { 'authority.verifySecretKey': async () => ({}) as never } })).toThrow(
+      'authority.verifySecretKey is not of the commands lane',
+    );
+  });
+
   it('answers internal_error, not contract_violation, when a reply breaks the contract as the caller reads it (a malformed reply, or a result of another version)', async () => {
     // A server written by hand, so that it can answer what serveRpc never would.
     const elsewhere = topologyNames(createTestNamespace());
@@ -100,9 +184,9 @@ describe('messaging over a real broker', () => {
     const client = new RpcClient(broker, logger, { names: elsewhere, timeoutMs: 3000 });
     try {
       const channel = await connection.createChannel();
-      await channel.assertQueue(elsewhere.rpcQueue('authority'), { exclusive: true });
+      const rpcQueue = await declareRpcQueueByHand(channel, elsewhere, 'hot', { exclusive: true });
       let reply: unknown;
-      await channel.consume(elsewhere.rpcQueue('authority'), (message) => {
+      await channel.consume(rpcQueue, (message) => {
         if (!message) return;
         channel.sendToQueue(message.properties.replyTo as string, Buffer.from(JSON.stringify(reply)), { correlationId: message.properties.correlationId as string });
         channel.ack(message);
@@ -125,7 +209,7 @@ describe('messaging over a real broker', () => {
     const metrics = new Registry();
     const client = new RpcClient(broker, logger, { names: lonely, timeoutMs: 300, metrics });
     try {
-      await (await connection.createChannel()).assertQueue(lonely.rpcQueue('authority'), QUORUM_QUEUE);
+      await declareRpcQueueByHand(await connection.createChannel(), lonely, 'hot');
       const call = client.call('authority.verifySecretKey', { key_hash: 'a'.repeat(64) });
       await expect(call).rejects.toBeInstanceOf(RpcTimeoutError);
       await expect(call).rejects.not.toBeInstanceOf(RpcNoServiceError);
@@ -133,7 +217,7 @@ describe('messaging over a real broker', () => {
       expect(await metrics.metrics()).toContain('feedback_rpc_call_duration_seconds_count{method="authority.verifySecretKey",outcome="timeout"} 1');
     } finally {
       await client.close();
-      await (await connection.createChannel()).deleteQueue(lonely.rpcQueue('authority'));
+      await (await connection.createChannel()).deleteQueue(lonely.rpcQueue('authority', 'hot'));
       await connection.close();
     }
   });
@@ -143,20 +227,20 @@ describe('messaging over a real broker', () => {
     const connection = await amqplib.connect(amqpUrl);
     const client = new RpcClient(broker, logger, { names: lonely, timeoutMs: 60_000 });
     try {
-      await (await connection.createChannel()).assertQueue(lonely.rpcQueue('authority'), QUORUM_QUEUE);
+      await declareRpcQueueByHand(await connection.createChannel(), lonely, 'hot');
       const call = client.call('authority.verifySecretKey', { key_hash: 'a'.repeat(64) });
       await client.close();
       await expect(call).rejects.toBeInstanceOf(RpcClientClosedError);
       await expect(call).rejects.toMatchObject({ code: 'rpc_timeout' });
     } finally {
-      await (await connection.createChannel()).deleteQueue(lonely.rpcQueue('authority'));
+      await (await connection.createChannel()).deleteQueue(lonely.rpcQueue('authority', 'hot'));
       await connection.close();
     }
   });
 
   it('fails a broadcast whose publish fails, and leaves no wait behind that would stop the process', async () => {
     const unreachable = Broker.connect({ url: `amqp://guest:guest@127.0.0.1:${await freePort()}`, connectionName: 'unreachable', logger, reconnectSeconds: 0.2 });
-    const broadcast = new AcknowledgedBroadcast(unreachable, { name: 'broadcast' });
+    const broadcast = new AcknowledgedBroadcast(unreachable, { name: 'broadcast', replies: names.replies });
     const unhandled: unknown[] = [];
     const note = (reason: unknown) => void unhandled.push(reason);
     process.on('unhandledRejection', note);
@@ -181,7 +265,7 @@ describe('messaging over a real broker', () => {
       // Only the broker's return makes this error; the time limit makes a plain RpcTimeoutError.
       await expect(call).rejects.toBeInstanceOf(RpcNoServiceError);
       await expect(call).rejects.toBeInstanceOf(RpcTimeoutError);
-      await expect(call).rejects.toMatchObject({ code: 'rpc_timeout', message: expect.stringContaining(nobody.rpcQueue('authority')) });
+      await expect(call).rejects.toMatchObject({ code: 'rpc_timeout', message: expect.stringContaining(nobody.rpcQueue('authority', 'hot')) });
       expect(await metrics.metrics()).toContain('feedback_rpc_call_duration_seconds_count{method="authority.verifySecretKey",outcome="no_service"} 1');
     } finally {
       await client.close();
@@ -193,6 +277,7 @@ describe('messaging over a real broker', () => {
     const handled: Array<{ remainingAtStart: number; goneAtEnd: boolean; stillNeededRefused: boolean }> = [];
     const server = serveRpc(broker, logger, {
       service: 'authority',
+      lane: 'hot',
       names: patient,
       handlers: {
         'authority.verifySecretKey': async ({ key_hash }, call) => {
@@ -233,13 +318,13 @@ describe('messaging over a real broker', () => {
       await warm.close();
       await client.close();
       await server.stop();
-      await deleteBrokerObjects(amqpUrl, { queues: [patient.rpcQueue('authority')], exchanges: [] });
+      await deleteBrokerObjects(amqpUrl, { queues: [patient.rpcQueue('authority', 'hot')], exchanges: [] });
     }
   });
 
   it('keeps requests in a quorum queue, and drops one nobody took before its caller gave up rather than answer it late', async () => {
     const late = topologyNames(createTestNamespace());
-    const rpcQueue = late.rpcQueue('authority');
+    const rpcQueue = late.rpcQueue('authority', 'hot');
     const connection = await amqplib.connect(amqpUrl);
     const handledKeys: string[] = [];
     let server: ReturnType<typeof serveRpc> | undefined;
@@ -247,11 +332,12 @@ describe('messaging over a real broker', () => {
     try {
       // The queue as the server declares it, with nobody consuming yet.
       const declaring = await connection.createChannel();
-      await declaring.assertQueue(rpcQueue, QUORUM_QUEUE);
+      await declareRpcQueueByHand(declaring, late, 'hot');
       await expect(client.call('authority.verifySecretKey', { key_hash: 'a'.repeat(64) })).rejects.toBeInstanceOf(RpcTimeoutError);
       await new Promise((resolve) => setTimeout(resolve, 300));
       server = serveRpc(broker, logger, {
         service: 'authority',
+        lane: 'hot',
         names: late,
         handlers: {
           'authority.verifySecretKey': async ({ key_hash }) => {
@@ -279,17 +365,18 @@ describe('messaging over a real broker', () => {
 
   it('refuses a request of an at-most-once method that a lost server was given before, and answers a read-only one again', async () => {
     const lost = topologyNames(createTestNamespace());
-    const rpcQueue = lost.rpcQueue('authority');
     const connection = await amqplib.connect(amqpUrl);
     const client = new RpcClient(broker, logger, { names: lost, timeoutMs: 10_000 });
     const handled: string[] = [];
     let server: ReturnType<typeof serveRpc> | undefined;
+    let hotServer: ReturnType<typeof serveRpc> | undefined;
     try {
-      // A server that takes both requests and loses its connection before answering.
+      // A server that takes both requests, one from each lane, and loses its connection before answering.
       const doomed = await connection.createChannel();
-      await doomed.assertQueue(rpcQueue, QUORUM_QUEUE);
       const taken: string[] = [];
-      await doomed.consume(rpcQueue, (message) => message && taken.push(message.properties.type as string));
+      for (const lane of ['commands', 'hot'] as const) {
+        await doomed.consume(await declareRpcQueueByHand(doomed, lost, lane), (message) => message && taken.push(message.properties.type as string));
+      }
       const creation = client.call('authority.createApp', { session: 'a session token', name: 'Twice?' });
       const lookup = client.call('authority.verifySecretKey', { key_hash: 'c'.repeat(64) });
       await eventually(() => (taken.length === 2 ? true : undefined), { what: 'both requests taken' });
@@ -302,6 +389,13 @@ describe('messaging over a real broker', () => {
             handled.push('createApp');
             throw new RpcError('forbidden', 'not reached');
           },
+        },
+      });
+      hotServer = serveRpc(broker, logger, {
+        service: 'authority',
+        lane: 'hot',
+        names: lost,
+        handlers: {
           'authority.verifySecretKey': async () => {
             handled.push('verifySecretKey');
             return { key_id: 'k1', app: { id: 1, public_key: 'pk_live_x' }, team_id: 't1', plan: 'pro', scopes: [], full_access: false };
@@ -314,8 +408,9 @@ describe('messaging over a real broker', () => {
     } finally {
       await client.close();
       await server?.stop();
+      await hotServer?.stop();
       await connection.close().catch(() => undefined);
-      await deleteBrokerObjects(amqpUrl, { queues: [rpcQueue], exchanges: [] });
+      await deleteBrokerObjects(amqpUrl, { queues: [lost.rpcQueue('authority'), lost.rpcQueue('authority', 'hot')], exchanges: [lost.rpcExchange] });
     }
   });
 

@@ -11,7 +11,7 @@ import { metricOnce } from './metric-once.js';
 import { consumeQueue } from './consumer.js';
 import type { Consumer } from './consumer.js';
 import { QUORUM_QUEUE } from './topology.js';
-import type { TopologyNames } from './topology.js';
+import type { RpcLane, TopologyNames } from './topology.js';
 
 /** The message of a reply the caller's contract refuses: the answering side's fault. */
 const UNREADABLE_REPLY = 'The service answered in a form this caller does not accept.';
@@ -120,6 +120,19 @@ function serviceOf(method: string): string {
   return method.slice(0, method.indexOf('.'));
 }
 
+/** The queue lane a method's requests wait in (see `rpcMethods`). */
+export function laneOf(method: RpcMethod): RpcLane {
+  const contract = rpcMethods[method];
+  return 'lane' in contract && contract.lane === 'hot' ? 'hot' : 'commands';
+}
+
+/** Declares the RPC exchange and a service's queue for one lane, bound to it by the queue's name. */
+async function declareRpcQueue(channel: ConfirmChannel, names: TopologyNames, queue: string): Promise<void> {
+  await channel.assertExchange(names.rpcExchange, 'topic', { durable: true });
+  await channel.assertQueue(queue, QUORUM_QUEUE);
+  await channel.bindQueue(queue, names.rpcExchange, queue);
+}
+
 export type RpcServer = Consumer;
 
 const RPC_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -145,8 +158,10 @@ function rpcDuration(registry: Registry, side: 'served' | 'call'): Histogram<'me
 }
 
 /**
- * Answers RPC for one service on its queue. Requests carry the method in the AMQP `type`
- * property; both request and result are validated against the method's contract.
+ * Answers RPC for one service on the queue of one lane. Requests carry the method in the AMQP
+ * `type` property; both request and result are validated against the method's contract. A service
+ * with methods in both lanes serves each lane apart, with its own consumer and prefetch, so that
+ * a backlog of slow commands never delays a hot call.
  */
 export function serveRpc(
   broker: Broker,
@@ -155,13 +170,24 @@ export function serveRpc(
     service: string;
     names: TopologyNames;
     handlers: RpcHandlers;
+    /** Which of the service's queues: every handler given must be of this lane. Default: `commands`. */
+    lane?: RpcLane;
+    /**
+     * Hot-lane methods also answered on the commands queue, for callers of a release before the
+     * lanes, which send every request there. Default: none.
+     */
+    olderCallers?: RpcHandlers;
     /** Requests handled at once. Default: 20. */
     prefetch?: number;
     /** Where answer times go, by method and outcome. */
     metrics?: Registry;
   },
 ): RpcServer {
-  const queue = options.names.rpcQueue(options.service);
+  const lane = options.lane ?? 'commands';
+  const queue = options.names.rpcQueue(options.service, lane);
+  const strays = Object.keys(options.handlers).filter((method) => laneOf(method as RpcMethod) !== lane);
+  if (strays.length > 0) throw new Error(`${strays.join(', ')} ${strays.length === 1 ? 'is' : 'are'} not of the ${lane} lane`);
+  const handlers: RpcHandlers = lane === 'commands' ? { ...options.olderCallers, ...options.handlers } : options.handlers;
   const duration = options.metrics && rpcDuration(options.metrics, 'served');
   const answer = async (channel: ConfirmChannel, message: ConsumeMessage): Promise<void> => {
     const started = process.hrtime.bigint();
@@ -171,7 +197,7 @@ export function serveRpc(
     let reply: RpcReply;
     try {
       const contract = rpcMethods[method as RpcMethod];
-      const handler = options.handlers[method as RpcMethod] as ((request: unknown, call: RpcCall) => Promise<unknown>) | undefined;
+      const handler = handlers[method as RpcMethod] as ((request: unknown, call: RpcCall) => Promise<unknown>) | undefined;
       if (!contract || !handler) throw new RpcError('unknown_method', `${method} is not served by ${options.service}`);
       if (message.fields.redelivered && 'atMostOnce' in contract && contract.atMostOnce) {
         // Given before to a server whose connection was lost, perhaps after it did the work: the
@@ -198,7 +224,7 @@ export function serveRpc(
       }
     }
     // A method this service does not serve is one series, not one per name a caller sent.
-    const known = Object.hasOwn(options.handlers, method);
+    const known = Object.hasOwn(handlers, method);
     duration?.observe({ method: known ? method : 'unknown', outcome: reply.ok ? 'ok' : reply.error.code }, Number(process.hrtime.bigint() - started) / 1e9);
     try {
       if (message.properties.replyTo) {
@@ -218,9 +244,7 @@ export function serveRpc(
     // A quorum queue like every other: on a cluster it outlives the node it was on, so key
     // checks and dashboard commands go on. Requests carry an expiration, which quorum queues
     // honour from RabbitMQ 3.10 on.
-    setup: async (channel) => {
-      await channel.assertQueue(queue, QUORUM_QUEUE);
-    },
+    setup: (channel) => declareRpcQueue(channel, options.names, queue),
     prefetch: options.prefetch ?? 20,
     onMessage: answer,
     // Handed back, a request would reach the next server marked as given before: refused if
@@ -258,6 +282,7 @@ export class RpcClient {
     this.channel = broker.channel('rpc-client', async (channel) => {
       // Requests are mandatory: one no queue takes comes back at once.
       channel.on('return', (message: ConsumeMessage) => this.onReturned(message));
+      await channel.assertExchange(options.names.rpcExchange, 'topic', { durable: true });
       await channel.consume(DIRECT_REPLY_TO, (message) => message && this.onReply(message), { noAck: true });
     });
   }
@@ -299,7 +324,7 @@ export class RpcClient {
       this.pending.set(correlationId, { method, resolve, reject, timer });
     });
     this.channel
-      .publish('', this.options.names.rpcQueue(serviceOf(method)), Buffer.from(JSON.stringify(request)), {
+      .publish(this.options.names.rpcExchange, this.options.names.rpcQueue(serviceOf(method), laneOf(method)), Buffer.from(JSON.stringify(request)), {
         correlationId,
         replyTo: DIRECT_REPLY_TO,
         type: method,

@@ -20,7 +20,18 @@ export function topologyNames(namespace = '') {
      * Each service answers RPC on `<service>.requests`, a quorum queue (the classic queues of
      * earlier releases were `<service>.rpc`: a queue's type cannot change under its name).
      */
-    rpcQueue: (service: string) => named(`${service}.requests`),
+    rpcQueue: (service: string, lane: RpcLane = 'commands') => named(lane === 'hot' ? `${service}.hot-requests` : `${service}.requests`),
+    /**
+     * Topic exchange every RPC request is published to, routed by its queue's name. Callers need
+     * write on it alone, never on the default exchange, which reaches any queue by name; a topic
+     * exchange, so that each login's routing keys can be limited (`brokerPermissions`).
+     */
+    rpcExchange: named('rpc'),
+    /**
+     * Direct exchange of acknowledgements to a broadcast, routed by the broadcaster's own queue
+     * name: a receiver acknowledges without write on the default exchange.
+     */
+    replies: named('replies'),
     /**
      * A `listen` session's queue, declared by the api instance that holds the tool's connection:
      * the worker sends the session's requests there, and the api answers each from the tool.
@@ -30,10 +41,21 @@ export function topologyNames(namespace = '') {
 }
 export type TopologyNames = ReturnType<typeof topologyNames>;
 
-/** Exchanges every service may publish to; declaring them is idempotent, so each service does. */
-export async function declareExchanges(channel: ConfirmChannel, names: TopologyNames): Promise<void> {
-  await channel.assertExchange(names.domainEvents, 'topic', { durable: true });
-  await channel.assertExchange(names.authorityEvents, 'topic', { durable: true });
+/**
+ * The queue a method's requests wait in. `hot`: calls on the request path (key checks, lease
+ * renewals), which must never wait behind slow commands such as password hashing. Default: `commands`.
+ */
+export type RpcLane = 'hot' | 'commands';
+
+/** The shared topic exchanges. Declaring is idempotent, so each service declares those it uses. */
+export type SharedExchange = 'domainEvents' | 'authorityEvents';
+
+/**
+ * Declares the shared exchanges a service uses (default: both). A service's broker login may
+ * configure only the exchanges it uses, so each names its own.
+ */
+export async function declareExchanges(channel: ConfirmChannel, names: TopologyNames, which: readonly SharedExchange[] = ['domainEvents', 'authorityEvents']): Promise<void> {
+  for (const exchange of which) await channel.assertExchange(names[exchange], 'topic', { durable: true });
 }
 
 /** Arguments of a durable quorum queue (replicated on a cluster; survives broker restarts). */

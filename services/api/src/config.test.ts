@@ -26,3 +26,11 @@ describe('TRUST_PROXY', () => {
     }
   });
 });
+
+describe('SURFACES', () => {
+  it('serves every surface unless told otherwise, and refuses at start-up a surface it does not know', () => {
+    expect(readApiConfig(required).config.surfaces).toEqual(['api', 'widget', 'dashboard']);
+    expect(readApiConfig({ ...required, SURFACES: 'api' }).config.surfaces).toEqual(['api']);
+    expect(() => readApiConfig({ ...required, SURFACES: 'api,admin' })).toThrow(/SURFACES must name one or more of api, widget, dashboard, not admin/);
+  });
+});

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { integer, loadConfig, oneOf, string, url } from '@feedback/config';
+import { integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
 import { databasePoolSizeVariable } from '@feedback/database';
 import type { Variable } from '@feedback/config';
 
@@ -32,6 +32,10 @@ function trustProxySetting(options: { description: string; default: string }): V
   };
 }
 
+/** The public surfaces an api instance may serve. */
+export const SURFACES = ['api', 'widget', 'dashboard'] as const;
+export type Surface = (typeof SURFACES)[number];
+
 /** Every environment variable the api reads, validated at start-up. */
 export const apiEnvironment = {
   DATABASE_URL: url({
@@ -42,6 +46,15 @@ export const apiEnvironment = {
   AMQP_URL: url({ description: 'RabbitMQ URL', protocols: ['amqp', 'amqps'] }),
   BROKER_NAMESPACE: string({ description: 'prefix of every exchange and queue name', default: '' }),
   PORT: integer({ description: 'HTTP port of the public edge', default: 3000, min: 0, max: 65535 }),
+  SURFACES: list({
+    description:
+      'the surfaces this instance serves, of api (/api/v1), widget (/widget/v1) and dashboard (/dashboard/v1 and the page): separate fleets keep a flood of anonymous sign-ups or widget requests off the customers\' integrations',
+    default: [...SURFACES],
+    check: (surfaces) => {
+      const unknown = surfaces.filter((surface) => !(SURFACES as readonly string[]).includes(surface));
+      if (surfaces.length === 0 || unknown.length > 0) throw new Error(`must name one or more of ${SURFACES.join(', ')}${unknown.length > 0 ? `, not ${unknown.join(', ')}` : ''}`);
+    },
+  }),
   METRICS_PORT: integer({ description: 'internal port of GET /metrics (Prometheus) and the health routes; never expose it publicly', default: 3003, min: 0, max: 65535 }),
   PUBLIC_BASE_URL: url({ description: 'base address customers call', protocols: ['http', 'https'], default: 'http://localhost:3000' }),
   DASHBOARD_URL: url({ description: 'team dashboard address, for links in error bodies', protocols: ['http', 'https'], default: 'http://localhost:3000/dashboard' }),
@@ -64,7 +77,17 @@ export const apiEnvironment = {
     min: 24,
   }),
   KEY_CACHE_TTL_MS: integer({ description: 'how long a verified key is reused without asking the authority', default: 60_000, min: 0 }),
-  AUTH_FAILURE_LIMIT: integer({ description: 'failed authentications per client address per minute before 429', default: 30, min: 1 }),
+  AUTH_FAILURE_LIMIT: integer({ description: 'failed authentications per client address (IPv6: per /64) per minute before 429, on each of /api/v1 and /dashboard/v1', default: 30, min: 1 }),
+  SIGN_UP_LIMIT: integer({ description: 'sign-ups per client address (IPv6: per /64) per hour before 429', default: 10, min: 1 }),
+  SIGN_IN_ADDRESS_LIMIT: integer({ description: 'sign-in attempts per client address (IPv6: per /64) per minute before 429', default: 20, min: 1 }),
+  SIGN_IN_ACCOUNT_LIMIT: integer({
+    description: 'sign-in attempts per account in 15 minutes before 429; the account is then refused for 15 minutes, doubling at each refusal in a day, up to a day; a sign-in that succeeds starts the count again',
+    default: 10,
+    min: 1,
+  }),
+  WIDGET_ADDRESS_LIMIT: integer({ description: 'widget requests per client address (IPv6: per /64) per minute before 429, whatever public key they carry', default: 120, min: 1 }),
+  WIDGET_KEY_LIMIT: integer({ description: "widget requests per app public key per minute, from every address together, before 429", default: 600, min: 1 }),
+  UNKNOWN_PUBLIC_KEY_CACHE_MS: integer({ description: 'how long a public key no app has is answered 401 without asking the authority again', default: 60_000, min: 0 }),
   TRUST_PROXY: trustProxySetting({
     description: 'which proxies may set X-Forwarded-For: true, false, a number of hops, or addresses, subnets and names (loopback, linklocal, uniquelocal)',
     default: 'loopback',
@@ -78,6 +101,8 @@ export interface ApiConfig {
   amqpUrl: string;
   brokerNamespace: string;
   port: number;
+  /** The surfaces this instance serves. */
+  surfaces: Surface[];
   metricsPort: number;
   publicBaseUrl: string;
   dashboardUrl: string;
@@ -91,6 +116,12 @@ export interface ApiConfig {
   idempotencyKeyRetentionHours: number;
   keyCacheTtlMs: number;
   authFailureLimit: number;
+  signUpLimit: number;
+  signInAddressLimit: number;
+  signInAccountLimit: number;
+  widgetAddressLimit: number;
+  widgetKeyLimit: number;
+  unknownPublicKeyCacheMs: number;
   trustProxy: TrustProxy;
   logLevel: string;
 }
@@ -104,6 +135,7 @@ export function readApiConfig(env: Record<string, string | undefined> = process.
     amqpUrl: v.AMQP_URL,
     brokerNamespace: v.BROKER_NAMESPACE,
     port: v.PORT,
+    surfaces: v.SURFACES as Surface[],
     metricsPort: v.METRICS_PORT,
     publicBaseUrl: v.PUBLIC_BASE_URL.replace(/\/$/, ''),
     dashboardUrl: v.DASHBOARD_URL.replace(/\/$/, ''),
@@ -116,6 +148,12 @@ export function readApiConfig(env: Record<string, string | undefined> = process.
     idempotencyKeyRetentionHours: v.IDEMPOTENCY_KEY_RETENTION_HOURS,
     keyCacheTtlMs: v.KEY_CACHE_TTL_MS,
     authFailureLimit: v.AUTH_FAILURE_LIMIT,
+    signUpLimit: v.SIGN_UP_LIMIT,
+    signInAddressLimit: v.SIGN_IN_ADDRESS_LIMIT,
+    signInAccountLimit: v.SIGN_IN_ACCOUNT_LIMIT,
+    widgetAddressLimit: v.WIDGET_ADDRESS_LIMIT,
+    widgetKeyLimit: v.WIDGET_KEY_LIMIT,
+    unknownPublicKeyCacheMs: v.UNKNOWN_PUBLIC_KEY_CACHE_MS,
     trustProxy: v.TRUST_PROXY,
     logLevel: v.LOG_LEVEL,
   };

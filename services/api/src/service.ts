@@ -8,6 +8,9 @@ import { Lifecycle, brokerAndDatabaseChecks, closeServer, createMetricsRegistry,
 import type { CheckStatus, PeriodicTask, ShutdownStep } from '@feedback/service-runtime';
 import { ApiInstancePresence } from './auth/api-instance-presence.js';
 import { failureRateLimit } from './auth/failure-rate-limit.js';
+import { publicKeyAuth } from './auth/public-key-auth.js';
+import { RequestLimits } from './limits/request-limits.js';
+import { pruneRateLimits } from './limits/prune-rate-limits.js';
 import { KeyChangeListener } from './auth/key-change-listener.js';
 import { KeyUsageRecorder } from './auth/key-usage-recorder.js';
 import { RecognisedKeys, secretKeyAuth } from './auth/secret-key-auth.js';
@@ -16,6 +19,7 @@ import type { ApiConfig } from './config.js';
 import { connectApiDatabase, migrateApiDatabase } from './database.js';
 import { pruneIdempotencyKeys } from './idempotency/prune-idempotency-keys.js';
 import type { PrismaClient } from './database.js';
+import { createPool } from '@feedback/database';
 import { buildApp } from './http/app.js';
 import { outboxMetrics } from './outbox/outbox-metrics.js';
 import { pruneOutbox } from './outbox/prune-outbox.js';
@@ -47,6 +51,7 @@ function retentionPruningOf(pool: pg.Pool, logger: Logger, config: ApiConfig): P
       what: `Idempotency-Keys older than ${idempotencyKeyRetentionHours} hours`,
       prune: (signal) => pruneIdempotencyKeys(pool, { retentionHours: idempotencyKeyRetentionHours, signal }),
     },
+    { what: 'request limit counts past their window', prune: (signal) => pruneRateLimits(pool, { signal }) },
   ]);
 }
 
@@ -63,17 +68,29 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const pruning = retentionPruningOf(pool, logger, config);
 
   const presence = new ApiInstancePresence(rpc, logger, config.keyCacheTtlMs);
-  const verifier = new SecretKeyVerifier(rpc, () => presence.trustedUntil, { ttlMs: config.keyCacheTtlMs });
+  // The listener is made just below; until it hears changes, nothing is cached.
+  const verifier: SecretKeyVerifier = new SecretKeyVerifier(rpc, () => presence.trustedUntil, { ttlMs: config.keyCacheTtlMs }, () => listener.listening);
   const listener = new KeyChangeListener(broker, names, presence.instanceId, logger, (change) => verifier.apply(change), () => verifier.clear());
   const keyUsage = new KeyUsageRecorder(publisher, names, logger);
 
   const lifecycle = new Lifecycle(logger);
+  // A pool of its own: under a flood, counting requests never takes the connections requests need.
+  const limitsPool = createPool({ connectionString: config.databaseUrl, logger, max: 4, connectTimeoutMs: 1000 });
+  const limits = new RequestLimits(limitsPool, {
+    authFailuresPerMinute: config.authFailureLimit,
+    signUpsPerHour: config.signUpLimit,
+    signInsPerAddressPerMinute: config.signInAddressLimit,
+    signInFailuresPerAccount: config.signInAccountLimit,
+    widgetRequestsPerAddressPerMinute: config.widgetAddressLimit,
+    widgetRequestsPerKeyPerMinute: config.widgetKeyLimit,
+  });
   const routeContext: RouteContext = {
     prisma,
     rpc,
     outboxRelay,
     links: { dashboardUrl: config.dashboardUrl, docsUrl: config.docsUrl },
     dashboardTimeoutMs: config.dashboardRpcTimeoutMs,
+    limits: { signUp: limits.signUp, signIn: limits.signIn },
   };
   const recognisedKeys = new RecognisedKeys();
   // The api serves from its key cache while the broker is away (docs/decisions.md): it stays
@@ -90,14 +107,17 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     secretKeyAuth: secretKeyAuth(verifier, keyUsage, recognisedKeys),
     // Separate counts: a browser's expired sessions do not lock out the office's integrations.
     failureRateLimits: {
-      api: failureRateLimit({ limit: config.authFailureLimit, notAGuess: recognisedKeys.carriedBy }),
-      dashboard: failureRateLimit({ limit: config.authFailureLimit }),
+      api: failureRateLimit(limits.apiFailures, { notAGuess: recognisedKeys.carriedBy }),
+      dashboard: failureRateLimit(limits.dashboardFailures),
     },
+    widgetLimit: limits.widget,
+    publicKeyAuth: publicKeyAuth(rpc, { unknownKeyCacheMs: config.unknownPublicKeyCacheMs }),
     readiness,
     isShuttingDown: () => lifecycle.isShuttingDown,
     trustProxy: config.trustProxy,
     publicBaseUrl: config.publicBaseUrl,
     dashboardDirectory: config.dashboardFiles,
+    surfaces: config.surfaces,
     metrics,
   });
   const server: Server = app.listen(config.port);
@@ -125,6 +145,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     { name: 'close broker', run: () => broker.close() },
     { name: 'close database', run: () => prisma.$disconnect() },
     { name: 'close database pool', run: () => pool.end() },
+    { name: 'close request limits pool', run: () => limitsPool.end() },
   ];
   return {
     url: `http://127.0.0.1:${port}`,

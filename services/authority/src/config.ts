@@ -35,6 +35,12 @@ export const authorityEnvironment = {
     default: 3000,
     min: 100,
   }),
+  PASSWORD_HASHING_CONCURRENCY: integer({ description: 'passwords hashed or checked at once (sign-up, sign-in, adding a member)', default: 2, min: 1, max: 64 }),
+  PASSWORD_HASHING_QUEUE: integer({
+    description: 'passwords that may wait for a turn to be hashed; past that, sign-ups and sign-ins answer 429 at once instead of waiting',
+    default: 16,
+    min: 0,
+  }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'], { description: 'minimum log level', default: 'info' }),
 };
 
@@ -49,6 +55,8 @@ export interface AuthorityConfig {
   sessionMaxSeconds: number;
   keyChangeTimeoutMs: number;
   rpcTimeoutMs: number;
+  passwordHashingConcurrency: number;
+  passwordHashingQueue: number;
   logLevel: string;
 }
 
@@ -86,6 +94,8 @@ export function readAuthorityConfig(env: Record<string, string | undefined> = pr
     sessionMaxSeconds: values.SESSION_MAX_SECONDS,
     keyChangeTimeoutMs: values.KEY_CHANGE_TIMEOUT_MS,
     rpcTimeoutMs: values.RPC_TIMEOUT_MS,
+    passwordHashingConcurrency: values.PASSWORD_HASHING_CONCURRENCY,
+    passwordHashingQueue: values.PASSWORD_HASHING_QUEUE,
     logLevel: values.LOG_LEVEL,
   };
   return { config, describe: loaded.describe };

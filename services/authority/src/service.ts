@@ -13,6 +13,7 @@ import { keyCommands } from './keys/key-commands.js';
 import { consumeKeyUsage } from './keys/key-usage-consumer.js';
 import { verifySecretKey } from './keys/verify-secret-key.js';
 import { memberCommands } from './members/members.js';
+import { PasswordHashing } from './members/password-hashing.js';
 import { pruneMemberSessions } from './members/prune-sessions.js';
 import { SessionSigner } from './members/session-tokens.js';
 import { sessionCommands } from './members/sessions.js';
@@ -40,8 +41,9 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   const notifier = new KeyChangeNotifier(broker, names, logger, leases, config.keyChangeTimeoutMs);
   const access = memberAccess(prisma, signer);
   const sessions = sessionCommands(prisma, signer, access, { ttlSeconds: config.sessionTtlSeconds, maxSeconds: config.sessionMaxSeconds }, logger);
-  const members = memberCommands(prisma, signer, access, sessions);
-  const keys = keyCommands(prisma, access, notifier);
+  const hashing = new PasswordHashing({ concurrency: config.passwordHashingConcurrency, queue: config.passwordHashingQueue });
+  const members = memberCommands(prisma, signer, access, sessions, hashing);
+  const keys = keyCommands(prisma, access, notifier, signer);
   // The authority's own calls: the webhook worker counts a team's endpoints before a plan change.
   const metrics = createMetricsRegistry('authority');
   const rpcClient = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs, metrics });
@@ -49,15 +51,25 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
     const { count } = await rpcClient.call('webhook-worker.countTeamEndpoints', { team_id: teamId });
     return count;
   }, logger);
+  // Two queues, two consumers: the api's key checks and lease renewals never wait behind member
+  // commands, whose password hashing a flood of sign-ups can keep busy.
+  const hotHandlers = {
+    'authority.verifySecretKey': verifySecretKey(prisma),
+    'authority.verifyPublicKey': keys.verifyPublicKey,
+    'authority.getSessionKeys': members.getSessionKeys,
+    'authority.registerApiInstance': leases.register,
+    'authority.unregisterApiInstance': leases.unregister,
+  } as const;
+  const hotRpc = serveRpc(broker, logger, { service: 'authority', lane: 'hot', names, metrics, prefetch: 50, handlers: hotHandlers });
   const rpc = serveRpc(broker, logger, {
     service: 'authority',
     names,
     metrics,
+    // An api of the release before the lanes sends its key checks here, until it is replaced.
+    olderCallers: hotHandlers,
     handlers: {
-      'authority.verifySecretKey': verifySecretKey(prisma),
       'authority.signUp': members.signUp,
       'authority.signIn': members.signIn,
-      'authority.getSessionKeys': members.getSessionKeys,
       'authority.getSession': sessions.getSession,
       'authority.renewSession': sessions.renewSession,
       'authority.endSession': sessions.endSession,
@@ -75,7 +87,6 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
       'authority.listApps': keys.listApps,
       'authority.getApp': keys.getApp,
       'authority.authorizeWebhookManagement': keys.authorizeWebhookManagement,
-      'authority.verifyPublicKey': keys.verifyPublicKey,
       'authority.createApp': keys.createApp,
       'authority.getApiKey': keys.getApiKey,
       'authority.changeKeyScopes': keys.changeKeyScopes,
@@ -83,8 +94,6 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
       'authority.restoreKey': keys.restoreKey,
       'authority.rotateKey': keys.rotateKey,
       'authority.listKeyAudit': keys.listKeyAudit,
-      'authority.registerApiInstance': leases.register,
-      'authority.unregisterApiInstance': leases.unregister,
     },
   });
   const usage = consumeKeyUsage(broker, names, prisma, logger, metrics);
@@ -98,7 +107,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
     metrics,
   });
   const shutdownSteps = (): ShutdownStep[] => [
-    { name: 'stop answering rpc', run: () => rpc.stop() },
+    { name: 'stop answering rpc', run: async () => void (await Promise.all([rpc.stop(), hotRpc.stop()])) },
     { name: 'close rpc client', run: () => rpcClient.close() },
     { name: 'stop recording key usage', run: () => usage.stop() },
     { name: 'stop deleting old sessions', run: () => pruning.stop() },

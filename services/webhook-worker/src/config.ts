@@ -84,6 +84,23 @@ export const workerEnvironment = {
     max: 1000,
   }),
   RPC_TIMEOUT_MS: integer({ description: "time limit of a call to the authority (a team's plan, when an endpoint is created)", default: 3000, min: 50 }),
+  PER_HOST_CONCURRENCY: integer({
+    description: 'requests one destination host may have in flight at once from one worker, from every team together (more go round a throttle queue)',
+    default: 16,
+    min: 1,
+    max: 1000,
+  }),
+  PER_TEAM_CONCURRENCY: integer({
+    description: "most requests one team may have in flight at once in one worker; each team's share is the worker's DELIVERY_PREFETCH divided among the teams sending, at most this; 0: half of DELIVERY_PREFETCH",
+    default: 0,
+    min: 0,
+    max: 1000,
+  }),
+  TEAM_DELIVERY_RATE: integer({
+    description: 'attempts one team may start a second in one worker; the rest wait in a throttle queue, none dropped',
+    default: 2000,
+    min: 1,
+  }),
   PER_ENDPOINT_CONCURRENCY: integer({ description: 'requests one endpoint may have in flight at once from one worker (more wait briefly in line, or go round a throttle queue)', default: 8, min: 1, max: 1000 }),
   DELIVERY_HISTORY_RETENTION_DAYS: integer({
     description: "how long a settled delivery's history (attempts, answers, payload) is kept after its last change before it is deleted",
@@ -125,6 +142,10 @@ export interface WorkerConfig {
   webhookTimeoutMs: number;
   deliveryPrefetch: number;
   perEndpointConcurrency: number;
+  perHostConcurrency: number;
+  /** 0: half of deliveryPrefetch. */
+  perTeamConcurrency: number;
+  teamDeliveryRate: number;
   rpcTimeoutMs: number;
   recordGatherMs: number;
   deliveryHistoryRetentionDays: number;
@@ -155,6 +176,9 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
     deliveryPrefetch: v.DELIVERY_PREFETCH,
     perEndpointConcurrency: v.PER_ENDPOINT_CONCURRENCY,
+    perHostConcurrency: v.PER_HOST_CONCURRENCY,
+    perTeamConcurrency: v.PER_TEAM_CONCURRENCY,
+    teamDeliveryRate: v.TEAM_DELIVERY_RATE,
     rpcTimeoutMs: v.RPC_TIMEOUT_MS,
     recordGatherMs: v.RECORD_GATHER_MS,
     deliveryHistoryRetentionDays: v.DELIVERY_HISTORY_RETENTION_DAYS,

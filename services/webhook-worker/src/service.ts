@@ -5,6 +5,7 @@ import { consumeDeliveries } from './deliveries/deliver.js';
 import { deliveryCommands } from './deliveries/delivery-commands.js';
 import { AttemptMaker } from './deliveries/attempt-maker.js';
 import { AttemptStore } from './deliveries/attempt-store.js';
+import { EndpointTeams, FairShare } from './deliveries/fair-share.js';
 import { FanOut } from './deliveries/fan-out.js';
 import { Recoverer, recoveryCommands } from './deliveries/recoveries.js';
 import { EndpointHealth } from './endpoints/endpoint-health.js';
@@ -14,6 +15,7 @@ import { ListenRelay, routingSender } from './outbound/listen-relay.js';
 import { pruneDeliveries, pruneReceivedEvents } from './deliveries/prune-delivery-history.js';
 import { WebhookMetrics } from './deliveries/webhook-metrics.js';
 import { WebhookSender } from './outbound/webhook-sender.js';
+import { AuthorityKeys, requiringGrants } from './access/management-grants.js';
 import { endpointCommands } from './endpoints/endpoint-commands.js';
 import { signingSecretResealing } from './endpoints/reseal-signing-secrets.js';
 import { SecretBox } from './endpoints/signing-secrets.js';
@@ -84,11 +86,13 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const recoveries = recoveryCommands(prisma, logger, () => recoverer.wake());
   const pauses = pauseCommands(prisma, logger);
   const listenSessions = listenSessionCommands(prisma, secrets, logger);
+  // Endpoint commands act only on the authority's signed grant, never on the api's word alone.
+  const authorityKeys = new AuthorityKeys(async () => (await authority.call('authority.getSessionKeys', {})) as never);
   const rpc = serveRpc(broker, logger, {
     service: 'webhook-worker',
     names,
     metrics: registry,
-    handlers: {
+    handlers: requiringGrants(authorityKeys, {
       'webhook-worker.createEndpoint': endpoints.create,
       'webhook-worker.listEndpoints': endpoints.list,
       'webhook-worker.getEndpoint': endpoints.get,
@@ -109,7 +113,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       'webhook-worker.listWebhookAudit': pauses.audit,
       'webhook-worker.openListenSession': listenSessions.open,
       'webhook-worker.closeListenSession': listenSessions.close,
-    },
+    }),
   });
   const health = new EndpointHealth({ pool, logger, flushMs: config.healthFlushMs });
   const store = new AttemptStore(pool, { recordGatherMs: config.recordGatherMs, onRecorded: (outcomes) => health.note(outcomes) });
@@ -125,6 +129,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const listenRelay = new ListenRelay({
     broker,
     logger,
+    replies: names.replies,
     timeoutMs: config.webhookTimeoutMs,
     onSessionGone: (queue) => void endListenSessionOfQueue(pool, queue).catch((error: unknown) => logger.warn('an ended listen session not marked', { error })),
   });
@@ -138,6 +143,16 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     logger,
     concurrency: config.deliveryPrefetch,
     perEndpointConcurrency: config.perEndpointConcurrency,
+    fairShare: {
+      share: new FairShare({
+        concurrency: config.deliveryPrefetch,
+        perHost: config.perHostConcurrency,
+        perTeam: config.perTeamConcurrency || undefined,
+        teamRatePerSecond: config.teamDeliveryRate,
+        registry,
+      }),
+      teams: new EndpointTeams(pool),
+    },
   });
   const deliveries = consumeDeliveries({
     broker,

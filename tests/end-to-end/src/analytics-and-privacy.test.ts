@@ -133,6 +133,10 @@ describe('privacy', () => {
 
     const exported = await api<Record<string, unknown[]>>('GET', '/privacy/users/erase-me');
     expect(exported.body).toMatchObject({ suggestions: [], comments: [], tickets: [], survey_responses: [] });
+    // The request log names the route, never the path with the user's id: an erasure could not take it back out.
+    const requestLines = system.logs.filter((line) => line.includes('"message":"request"'));
+    expect(requestLines.some((line) => line.includes('/api/v1/privacy/users/:externalId'))).toBe(true);
+    expect(requestLines.filter((line) => line.includes('erase-me'))).toEqual([]);
     const list = await api<{ data: Array<{ title: string; author: unknown }> }>('GET', '/suggestions?limit=100');
     expect(list.body.data.find((item) => item.title === 'My idea')?.author).toEqual({ external_id: null, name: null });
     expect(JSON.stringify(list.body)).not.toContain('Eve');

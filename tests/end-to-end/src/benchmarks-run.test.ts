@@ -64,6 +64,21 @@ describe('benchmark scripts', () => {
     expect(output).toContain('events written 1000, still waiting to be relayed 0');
   }, 120_000);
 
+  it('abuse prints the tenant\'s answers with and without the flood, and the healthy team\'s deliveries with and without the crowd', async () => {
+    const { code, output } = await runBenchmark('abuse.mjs', {
+      BENCH_SECONDS: '1',
+      BENCH_FLOOD_CLIENTS: '2',
+      BENCH_TENANT_RATE: '10',
+      BENCH_DELIVERY_SECONDS: '1',
+      BENCH_SLOW_ENDPOINTS: '3',
+      BENCH_HEALTHY_RATE: '5',
+    });
+    expect({ code, output }).toMatchObject({ code: 0 });
+    expect(output).toMatch(/with flood: p50 [\d.]+ ms, p99 [\d.]+ ms, \d+ answers 503 of \d+/);
+    expect(output).toMatch(/flood sign-ups and sign-ins: \d+ requests\/s/);
+    expect(output).toMatch(/beside the crowd: p50 [\d.]+ ms, p99 [\d.]+ ms/);
+  }, 240_000);
+
   it('auth-overhead compares both ways in and prints the ratio', async () => {
     const { code, output } = await runBenchmark('auth-overhead.mjs', { BENCH_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONNECTIONS: '4' });
     expect({ code, output }).toMatchObject({ code: 0 });

@@ -3,7 +3,8 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
-import { parseAllDocuments } from 'yaml';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import { BROKER_SERVICES, brokerPermissions, rabbitPasswordHash } from '@feedback/messaging';
 import { apiEnvironment, readApiConfig } from '../../../services/api/src/config.js';
 import { authorityEnvironment, readAuthorityConfig } from '../../../services/authority/src/config.js';
 import { readWorkerConfig, workerEnvironment } from '../../../services/webhook-worker/src/config.js';
@@ -85,7 +86,9 @@ describe('the Kubernetes manifests', () => {
     API_DATABASE_URL: 'postgresql://feedback_api@postgres:5432/feedback',
     AUTHORITY_DATABASE_URL: 'postgresql://feedback_authority@postgres:5432/feedback',
     WEBHOOK_WORKER_DATABASE_URL: 'postgresql://feedback_webhook_worker@postgres:5432/feedback',
-    AMQP_URL: 'amqp://feedback@rabbitmq:5672',
+    API_AMQP_URL: 'amqp://feedback-api@rabbitmq:5672',
+    AUTHORITY_AMQP_URL: 'amqp://feedback-authority@rabbitmq:5672',
+    WEBHOOK_WORKER_AMQP_URL: 'amqp://feedback-webhook-worker@rabbitmq:5672',
     SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
     SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     SIGNING_SECRET_PREVIOUS_KEYS: randomBytes(32).toString('base64'),
@@ -117,11 +120,46 @@ describe('the Kubernetes manifests', () => {
     expect(new Set(logins).size).toBe(3);
   });
 
+  it("give each service a broker login of its own, so the api cannot read the authority's requests nor write to the worker's queues", () => {
+    const logins = deployments.map((deployment) => deployment.spec.template.spec.containers[0]!.env.find((variable) => variable.name === 'AMQP_URL')?.valueFrom?.secretKeyRef.key);
+    expect(logins).toEqual(['API_AMQP_URL', 'AUTHORITY_AMQP_URL', 'WEBHOOK_WORKER_AMQP_URL']);
+  });
+
   it('give the api its public addresses, not the localhost defaults that would go into the OpenAPI document and error bodies', () => {
     const [container] = deployments.find((candidate) => candidate.metadata.name === 'api')!.spec.template.spec.containers;
     const env = Object.fromEntries(container!.env.filter((variable) => variable.value !== undefined).map((variable) => [variable.name, variable.value!]));
-    const { config } = readApiConfig({ ...env, ...secretValues, DATABASE_URL: secretValues['API_DATABASE_URL'] });
+    const { config } = readApiConfig({ ...env, ...secretValues, DATABASE_URL: secretValues['API_DATABASE_URL'], AMQP_URL: secretValues['API_AMQP_URL'] });
     for (const address of [config.publicBaseUrl, config.dashboardUrl, config.docsUrl]) expect(address).toMatch(/^https:\/\/(?!localhost)/);
+  });
+});
+
+describe('the image', () => {
+  it('runs on Node 24, a supported LTS, in both its stages', () => {
+    const bases = [...readFileSync(`${root}infra/Dockerfile`, 'utf8').matchAll(/^FROM (\S+)/gm)].map((match) => match[1]);
+    expect(bases).toHaveLength(2);
+    for (const base of bases) expect(base).toMatch(/^node:24[.-]/);
+  });
+});
+
+describe('the Compose file', () => {
+  it("gives each service its own broker login, which the broker's definitions allow exactly what brokerPermissions allows it", () => {
+    const compose = parseYaml(readFileSync(`${root}docker-compose.yml`, 'utf8')) as { services: Record<string, { environment: Record<string, string> }> };
+    const definitions = JSON.parse(readFileSync(`${root}infra/rabbitmq/definitions.json`, 'utf8')) as {
+      users: Array<{ name: string; password_hash: string }>;
+      permissions: Array<{ user: string; configure: string; write: string; read: string }>;
+      topic_permissions: Array<{ user: string; exchange: string; write: string; read: string }>;
+    };
+    const permissions = brokerPermissions('');
+    for (const service of BROKER_SERVICES) {
+      const url = new URL(compose.services[service]!.environment['AMQP_URL']!);
+      const user = definitions.users.find((candidate) => candidate.name === url.username)!;
+      // Made again from its salt, the stored hash is the password's in the service's URL.
+      expect(rabbitPasswordHash(url.password, Buffer.from(user.password_hash, 'base64').subarray(0, 4))).toBe(user.password_hash);
+      const { configure, write, read, topics } = permissions[service];
+      expect(definitions.permissions.find((entry) => entry.user === user.name)).toMatchObject({ configure, write, read });
+      expect(definitions.topic_permissions.filter((entry) => entry.user === user.name).map(({ exchange, write, read }) => ({ exchange, write, read }))).toEqual(topics);
+    }
+    expect(definitions.users).toHaveLength(BROKER_SERVICES.length);
   });
 });
 

@@ -36,11 +36,12 @@ export interface Owner {
 }
 
 /** Signs up a new team (its Owner), optionally moving it to a paid plan. */
-export async function signUpTeam(baseUrl: string, plan: 'free' | 'starter' | 'pro' = 'pro'): Promise<Owner> {
+export async function signUpTeam(baseUrl: string, plan: 'free' | 'starter' | 'pro' = 'pro', headers: Record<string, string> = {}): Promise<Owner> {
   const email = `owner-${randomBytes(4).toString('hex')}@example.com`;
   const password = 'correct horse battery staple';
   const session = await call<{ token: string; member: { id: string }; team: { id: string } }>(baseUrl, 'POST', '/dashboard/v1/sign-up', {
     body: { team_name: 'Acme', name: 'Olive Owner', email, password },
+    headers,
   });
   if (session.status !== 201) throw new Error(`sign-up failed: ${session.status} ${JSON.stringify(session.body)}`);
   const owner = { token: session.body.token, email, password, memberId: session.body.member.id, teamId: session.body.team.id };

@@ -21,6 +21,8 @@ beforeAll(async () => {
   system = await startSystem({
     DELIVERY_PREFETCH: '8',
     PER_ENDPOINT_CONCURRENCY: '4',
+    // One team alone may take the whole worker here: these tests are about endpoints, not teams.
+    PER_TEAM_CONCURRENCY: '8',
     WEBHOOK_TIMEOUT_MS: '30000',
     WEBHOOK_THROTTLE_DELAYS_MS: '1000,1500,4000',
     WEBHOOK_THROTTLE_CLIMB_PER_SECOND: '2',

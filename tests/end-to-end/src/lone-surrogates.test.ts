@@ -133,7 +133,7 @@ const toPointer = (tokens: string[]) => tokens.map((token) => `/${token.replaceA
 async function everythingStored(database: pg.Client): Promise<string> {
   const { rows: tables } = await database.query<{ name: string }>(
     `SELECT format('%I.%I', table_schema, table_name) AS name FROM information_schema.tables
-     WHERE table_schema IN ('api', 'authority', 'webhooks') AND table_name <> 'api_instances' ORDER BY 1`,
+     WHERE table_schema IN ('api', 'authority', 'webhooks') AND table_name NOT IN ('api_instances', 'rate_limits') ORDER BY 1`,
   );
   const contents: string[] = [];
   for (const { name } of tables) {

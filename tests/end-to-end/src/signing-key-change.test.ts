@@ -53,7 +53,8 @@ describe('a change of the key that seals signing secrets', () => {
     expect(created.status).toBe(201);
     const secret = created.body.signing_secret;
     const sealed = async () => (await database.query<{ s: string }>('SELECT secret_encrypted AS s FROM webhooks.webhook_endpoints WHERE id = $1', [created.body.endpoint.id])).rows[0]!.s;
-    expect(new SecretBox(oldKey).open(await sealed())).toBe(secret);
+    const endpointId = created.body.endpoint.id;
+    expect(new SecretBox(oldKey).open(await sealed(), endpointId)).toBe(secret);
     const suggest = (title: string) => call(system.api.url, 'POST', '/widget/v1/suggestions', { key: app.publicKey, body: { title, user: { external_id: 'u-1' } } });
 
     // Deployed with the new key, the old one kept as a previous key.
@@ -62,8 +63,8 @@ describe('a change of the key that seals signing secrets', () => {
     await suggest('Signed by a worker with both keys');
     const [first] = await eventually(() => (target.received.length >= 1 ? target.received : undefined), { what: 'a delivery', timeoutMs: 30_000 });
     expect(signedWith(first!, secret)).toBe(true);
-    await eventually(async () => (new SecretBox(newKey).inspect(await sealed()).sealedWith === 'current' ? true : undefined), { what: 'the secret sealed again under the new key' });
-    expect(new SecretBox(newKey).open(await sealed())).toBe(secret);
+    await eventually(async () => (new SecretBox(newKey).inspect(await sealed(), endpointId).sealedWith === 'current' ? true : undefined), { what: 'the secret sealed again under the new key' });
+    expect(new SecretBox(newKey).open(await sealed(), endpointId)).toBe(secret);
 
     // The previous key removed: the receiver's secret still signs.
     workers.pop()!.kill('SIGKILL');

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import winston from 'winston';
 import { createLogger } from '@feedback/logging';
-import { Broker, RpcClient, durableBrokerObjects, topologyNames } from '@feedback/messaging';
+import { BROKER_SERVICES, Broker, RpcClient, applyBrokerLogins, deleteBrokerLogins, durableBrokerObjects, topologyNames } from '@feedback/messaging';
+import type { BrokerService } from '@feedback/messaging';
 import type { Logger } from '@feedback/logging';
 import { TcpProxy, createTestDatabase, createTestNamespace, deleteBrokerObjects, testCertificates } from '@feedback/test-support';
 import type { TestDatabase } from '@feedback/test-support';
@@ -16,8 +17,8 @@ import type { WorkerService } from '../../../services/webhook-worker/src/service
 
 export interface RunningSystem {
   api: ApiService;
-  /** Starts one more api instance on the same database and broker. */
-  startAnotherApi(): Promise<ApiService>;
+  /** Starts one more api instance on the same database and broker, with these settings changed. */
+  startAnotherApi(overrides?: Record<string, string>): Promise<ApiService>;
   authority: AuthorityService;
   worker: WorkerService;
   /** Cuts and restores every service's broker connection, as a broker restart would. */
@@ -31,14 +32,45 @@ export interface RunningSystem {
   databaseUrl: string;
   /** The broker namespace of this system's exchanges and queues. */
   namespace: string;
-  /** The environment the services were started with (to start more, as processes). */
+  /**
+   * The environment the services were started with, but for the broker login: `AMQP_URL` here is
+   * the test's own (guest), for tools and processes a test starts.
+   */
   env: Record<string, string>;
+  /** The broker URL each service was started with: its own login, where rabbitmqctl could make one. */
+  amqpUrls: Record<BrokerService, string>;
   logs: string[];
   stop(): Promise<void>;
 }
 
 export const POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const AMQP_URL = process.env['TEST_AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+let sharedLoginWarned = false;
+
+/**
+ * A broker login of its own for each service, allowed only what production allows it
+ * (`brokerPermissions`), made with rabbitmqctl for this namespace. Where rabbitmqctl cannot reach
+ * the broker (a broker elsewhere, through TEST_AMQP_URL), every service shares the test's login.
+ */
+async function serviceBrokerLogins(namespace: string, proxiedUrl: string): Promise<{ urls: Record<BrokerService, string>; users: string[] }> {
+  const logins = BROKER_SERVICES.map((service) => ({ service, user: `${namespace}${service}`, password: randomBytes(12).toString('hex') }));
+  try {
+    await applyBrokerLogins(logins, { namespace });
+  } catch (error) {
+    if (!sharedLoginWarned) process.stderr.write(`every service shares the test's broker login: rabbitmqctl failed (${(error as Error).message.split('\n')[0]})\n`);
+    sharedLoginWarned = true;
+    await deleteBrokerLogins(logins.map((login) => login.user));
+    return { urls: { api: proxiedUrl, authority: proxiedUrl, 'webhook-worker': proxiedUrl }, users: [] };
+  }
+  const urlOf = (login: (typeof logins)[number]) => {
+    const url = new URL(proxiedUrl);
+    url.username = encodeURIComponent(login.user);
+    url.password = login.password;
+    return url.toString();
+  };
+  return { urls: Object.fromEntries(logins.map((login) => [login.service, urlOf(login)])) as Record<BrokerService, string>, users: logins.map((login) => login.user) };
+}
 
 function capturingLogger(service: string, logs: string[]): Logger {
   const sink = new winston.transports.Console({ level: 'debug', silent: false });
@@ -82,17 +114,26 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     WEBHOOK_RETRY_DELAYS_MS: '50,60,70,80,90',
     PER_ENDPOINT_CONCURRENCY: '4',
     SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    // Every test signs up and signs in from 127.0.0.1: the limits of one address are tested apart
+    // (request-limits.test.ts), with their own settings.
+    SIGN_UP_LIMIT: '100000',
+    SIGN_IN_ADDRESS_LIMIT: '100000',
+    SIGN_IN_ACCOUNT_LIMIT: '100000',
+    WIDGET_ADDRESS_LIMIT: '100000',
+    WIDGET_KEY_LIMIT: '100000',
     ...overrides,
   };
   const logs: string[] = [];
-  const authority = await startAuthority(readAuthorityConfig(env).config, capturingLogger('authority', logs));
-  const worker = await startWorker(readWorkerConfig(env).config, capturingLogger('webhook-worker', logs));
-  const api = await startApi(readApiConfig(env).config, capturingLogger('api', logs));
+  const logins = await serviceBrokerLogins(namespace, env.AMQP_URL);
+  const as = (service: BrokerService) => ({ ...env, AMQP_URL: overrides['AMQP_URL'] ?? logins.urls[service] });
+  const authority = await startAuthority(readAuthorityConfig(as('authority')).config, capturingLogger('authority', logs));
+  const worker = await startWorker(readWorkerConfig(as('webhook-worker')).config, capturingLogger('webhook-worker', logs));
+  const api = await startApi(readApiConfig(as('api')).config, capturingLogger('api', logs));
   const extraApis: ApiService[] = [];
   return {
     api,
-    async startAnotherApi() {
-      const another = await startApi(readApiConfig(env).config, capturingLogger('api', logs));
+    async startAnotherApi(apiOverrides: Record<string, string> = {}) {
+      const another = await startApi(readApiConfig({ ...as('api'), ...apiOverrides }).config, capturingLogger('api', logs));
       extraApis.push(another);
       return another;
     },
@@ -103,6 +144,7 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     databaseUrl: database.url,
     namespace,
     env,
+    amqpUrls: logins.urls,
     logs,
     async stop() {
       for (const extra of extraApis) await extra.stop();
@@ -113,6 +155,7 @@ export async function startSystem(overrides: Record<string, string> = {}, option
       await databaseProxy?.close();
       const { retryDelaysMs, throttleDelaysMs } = readWorkerConfig(env).config;
       await deleteBrokerObjects(AMQP_URL, durableBrokerObjects(namespace, retryDelaysMs, throttleDelaysMs));
+      await deleteBrokerLogins(logins.users);
       await database.drop();
     },
   };

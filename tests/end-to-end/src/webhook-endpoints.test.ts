@@ -20,6 +20,17 @@ const webhooks = async (method: string, path: string, body?: unknown, token = ow
   if (typeof answer.body?.['signing_secret'] === 'string') secretsShown.push(answer.body['signing_secret']);
   return answer;
 };
+
+/** What the dashboard sends the worker as the owner: the authority's answer for this member and app, with its grant. */
+async function grantedOwner(token: string, app: number) {
+  const rpc = await connectRpcCaller(system, { name: 'authorising', timeoutMs: 5000 });
+  try {
+    const granted = await rpc.call('authority.authorizeWebhookManagement', { session: token, app_id: app });
+    return { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, grant: granted.grant };
+  } finally {
+    await rpc.close();
+  }
+}
 const endpoint = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
   url: 'https://localhost:9443/hooks',
@@ -97,7 +108,7 @@ describe('webhook endpoints', () => {
       expect(answers.find((answer) => answer.status === 409)?.body).toMatchObject({ error: 'secret_rotated_meanwhile' });
       const shown = answers.find((answer) => answer.status === 200)!.body['signing_secret'];
       const stored = await system.worker.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } });
-      expect(new SecretBox(system.env['SIGNING_SECRET_ENCRYPTION_KEY']!).open(stored.secretEncrypted)).toBe(shown);
+      expect(new SecretBox(system.env['SIGNING_SECRET_ENCRYPTION_KEY']!).open(stored.secretEncrypted, endpointId)).toBe(shown);
     } finally {
       await holder.query('ROLLBACK').catch(() => undefined);
       await holder.end();
@@ -115,12 +126,12 @@ describe('webhook endpoints', () => {
       const rotation = webhooks('POST', `/${endpointId}/rotate-secret`);
       await untilSomeoneWaitsOn(holder, 'the rotation to wait for the row');
       // What the re-sealing does: the same secret, sealed anew (a new IV, so other text).
-      await holder.query('UPDATE webhooks.webhook_endpoints SET secret_encrypted = $2 WHERE id = $1', [endpointId, box.seal(box.open(rows[0]!.secret_encrypted))]);
+      await holder.query('UPDATE webhooks.webhook_endpoints SET secret_encrypted = $2 WHERE id = $1', [endpointId, box.seal(box.open(rows[0]!.secret_encrypted, endpointId), endpointId)]);
       await holder.query('COMMIT');
       const answer = await rotation;
       expect(answer.status).toBe(200);
       const stored = await system.worker.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } });
-      expect(box.open(stored.secretEncrypted)).toBe(answer.body['signing_secret']);
+      expect(box.open(stored.secretEncrypted, endpointId)).toBe(answer.body['signing_secret']);
     } finally {
       await holder.query('ROLLBACK').catch(() => undefined);
       await holder.end();
@@ -376,7 +387,7 @@ describe('the endpoint list', () => {
     // endpoint, and no `next_cursor`, which its contract would refuse.
     const rpc = await connectRpcCaller(system, { name: 'api-before-paging', timeoutMs: 5000 });
     try {
-      const answer = await rpc.call('webhook-worker.listEndpoints', { owner: { team_id: team.teamId, app_id: app, plan: 'pro' } });
+      const answer = await rpc.call('webhook-worker.listEndpoints', { owner: await grantedOwner(team.token, app) });
       expect(Object.keys(answer)).toEqual(['items']);
       expect(answer.items).toHaveLength(4);
     } finally {
@@ -448,12 +459,12 @@ describe('plan limits', () => {
   it('refuses a creation authorised on a plan lowered since: the worker asks for the plan again under its lock', async () => {
     const team = await signUpTeam(url(), 'pro');
     const app = (await createApp(url(), team.token, 'Stale')).appId;
-    const teamId = (await call<{ id: string }>(url(), 'GET', '/dashboard/v1/team', { token: team.token })).body.id;
+    const authorised = await grantedOwner(team.token, app);
     expect((await call(url(), 'PATCH', '/dashboard/v1/team', { token: team.token, body: { plan: 'free' } })).status).toBe(200);
     // A creation the dashboard authorised a moment before, on Pro, reaches the worker only now.
     const rpc = await connectRpcCaller(system, { name: 'stale-creation', timeoutMs: 5000 });
     try {
-      const late = rpc.call('webhook-worker.createEndpoint', { owner: { team_id: teamId, app_id: app, plan: 'pro' }, name: 'Late', url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
+      const late = rpc.call('webhook-worker.createEndpoint', { owner: authorised, name: 'Late', url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
       await expect(late).rejects.toMatchObject({ code: 'plan_limit_reached' });
     } finally {
       await rpc.close();
@@ -468,11 +479,12 @@ describe('plan limits', () => {
     const team = await signUpTeam(url(), from);
     const app = (await createApp(url(), team.token, `Upgraded from ${from}`)).appId;
     for (let n = 0; n < existing; n += 1) expect((await webhooks('POST', '', endpoint(`E${n}`), team.token, app)).status).toBe(201);
+    const authorised = await grantedOwner(team.token, app);
     expect((await call(url(), 'PATCH', '/dashboard/v1/team', { token: team.token, body: { plan: to } })).status).toBe(200);
     // A creation the dashboard authorised a moment before, on the plan before, reaches the worker only now.
     const rpc = await connectRpcCaller(system, { name: `upgraded-from-${from}`, timeoutMs: 5000 });
     try {
-      const created = await rpc.call('webhook-worker.createEndpoint', { owner: { team_id: team.teamId, app_id: app, plan: from }, name, url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
+      const created = await rpc.call('webhook-worker.createEndpoint', { owner: authorised, name, url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
       expect(created.endpoint.name).toBe(name);
     } finally {
       await rpc.close();
@@ -525,7 +537,7 @@ describe('plan limits', () => {
       const app = (await createApp(url(), team.token, 'Impatient')).appId;
       const teamId = (await call<{ id: string }>(url(), 'GET', '/dashboard/v1/team', { token: team.token })).body.id;
       await holder.query(`SELECT pg_advisory_lock(hashtext($1))`, [`endpoints:${teamId}`]);
-      const late = impatient.call('webhook-worker.createEndpoint', { owner: { team_id: teamId, app_id: app, plan: 'pro' }, name: 'Late', url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
+      const late = impatient.call('webhook-worker.createEndpoint', { owner: await grantedOwner(team.token, app), name: 'Late', url: 'https://localhost:9443/hooks', events: ['ticket.created'] });
       await untilSomeoneWaitsOn(holder, 'the worker to wait for the lock');
       await expect(late).rejects.toMatchObject({ code: 'rpc_timeout' });
       // Released within the worker's own 2 s wait for the lock: the creation goes on, past its caller.
@@ -543,8 +555,7 @@ describe('plan limits', () => {
       const before = await sealed();
       await holder.query('BEGIN');
       await holder.query('SELECT 1 FROM webhooks.webhook_endpoints WHERE id = $1 FOR UPDATE', [id]);
-      const teamId = (await call<{ id: string }>(url(), 'GET', '/dashboard/v1/team', { token: owner.token })).body.id;
-      const late = impatient.call('webhook-worker.rotateEndpointSecret', { owner: { team_id: teamId, app_id: appId, plan: 'starter' }, endpoint_id: id });
+      const late = impatient.call('webhook-worker.rotateEndpointSecret', { owner: await grantedOwner(owner.token, appId), endpoint_id: id });
       await untilSomeoneWaitsOn(holder, 'the worker to wait for the lock');
       await expect(late).rejects.toMatchObject({ code: 'rpc_timeout' });
       await holder.query('COMMIT');

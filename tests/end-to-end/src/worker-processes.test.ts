@@ -80,7 +80,8 @@ describe('a worker stopped while it holds more attempts than it has requests in 
     // Two requests at a time: of six events' first attempts, four wait in the worker.
     // A time limit the held requests stay well within, so that none fails and is retried.
     const healthPort = await freePort();
-    const first = spawnWorker({ ...system.env, DELIVERY_PREFETCH: '2', WEBHOOK_TIMEOUT_MS: '30000' }, { healthPort });
+    // One team alone may take both (its share is half the worker by default).
+    const first = spawnWorker({ ...system.env, DELIVERY_PREFETCH: '2', PER_TEAM_CONCURRENCY: '2', WEBHOOK_TIMEOUT_MS: '30000' }, { healthPort });
     workers.push(first);
     const ready = async () => (await fetch(`http://127.0.0.1:${healthPort}/health/ready`).catch(() => undefined))?.status;
     await eventually(async () => ((await ready()) === 200 ? true : undefined), { what: 'the worker process to be ready', timeoutMs: 30_000 });

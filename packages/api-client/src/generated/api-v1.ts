@@ -118,12 +118,14 @@ export interface components {
             field?: string;
             /** @description Human-readable; do not branch on it. */
             message: string;
-            /** @description With validation_failed on a body: every problem found, the first of them also in `field` and `message`. */
+            /** @description With validation_failed on a body: the problems found, 20 at most, the first of them also in `field` and `message`. */
             violations?: {
                 /** @description JSON Pointer; empty for the whole body. */
                 field: string;
                 message: string;
             }[];
+            /** @description With validation_failed: how many problems found beyond the 20 listed, when there were more. */
+            violations_omitted?: number;
         };
         InsufficientScopeError: {
             /** Format: uri */
@@ -328,7 +330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications. */
+            /** @description `rate_limited`: too many failed authentications from this address (IPv6: its /64). */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -457,7 +459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications. */
+            /** @description `rate_limited`: too many failed authentications from this address (IPv6: its /64). */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -590,7 +592,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications. */
+            /** @description `rate_limited`: too many failed authentications from this address (IPv6: its /64). */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -719,7 +721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications. */
+            /** @description `rate_limited`: too many failed authentications from this address (IPv6: its /64). */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -881,7 +883,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications. */
+            /** @description `rate_limited`: too many failed authentications from this address (IPv6: its /64). */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -1010,7 +1012,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications. */
+            /** @description `rate_limited`: too many failed authentications from this address (IPv6: its /64). */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -1173,7 +1175,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `rate_limited`: too many failed authentications. */
+            /** @description `rate_limited`: too many failed authentications from this address (IPv6: its /64). */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */

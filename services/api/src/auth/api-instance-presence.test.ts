@@ -18,7 +18,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await broker.close();
-  await deleteBrokerObjects(amqpUrl, { queues: [names.rpcQueue('authority')], exchanges: [] });
+  await deleteBrokerObjects(amqpUrl, { queues: [names.rpcQueue('authority', 'hot')], exchanges: [names.rpcExchange] });
 });
 
 /** A logger that keeps its lines. */
@@ -40,6 +40,7 @@ describe('ApiInstancePresence', () => {
       expect(presence.trustedUntil).toBe(Number.NEGATIVE_INFINITY);
       const authority = serveRpc(broker, quiet, {
         service: 'authority',
+        lane: 'hot',
         names,
         handlers: { 'authority.registerApiInstance': async () => ({ lease_until: new Date(Date.now() + 60_000).toISOString() }) },
       });

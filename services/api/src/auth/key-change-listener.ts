@@ -13,6 +13,8 @@ export class KeyChangeListener {
   private readonly channel: ChannelWrapper;
   /** The server-named queue of the current setup (a new one after each): for tests and diagnostics. */
   queue: string | undefined;
+  /** Whether changes are heard now: from the consumer's start until the next setup begins. */
+  listening = false;
 
   constructor(
     broker: Broker,
@@ -23,8 +25,10 @@ export class KeyChangeListener {
     private readonly onReconnect: () => void,
   ) {
     this.channel = broker.channel('key-change-listener', async (channel) => {
+      this.listening = false;
+      channel.once('close', () => (this.listening = false));
       this.onReconnect();
-      await declareExchanges(channel, names);
+      await declareExchanges(channel, names, ['authorityEvents']);
       const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
       await channel.bindQueue(queue, names.authorityEvents, 'key.changed');
       this.queue = queue;
@@ -41,13 +45,14 @@ export class KeyChangeListener {
           }
           try {
             this.onChange(keyChangeContract.parse(JSON.parse(message.content.toString('utf8'))));
-            acknowledgeBroadcast(channel, message, this.instanceId);
+            acknowledgeBroadcast(channel, message, this.instanceId, names.replies);
           } catch (error) {
             this.logger.error('key change message rejected', { error });
           }
         },
         { noAck: true },
       );
+      this.listening = true;
     });
   }
 

@@ -27,18 +27,28 @@ declare global {
   }
 }
 
-/** Fetched from the authority once, and again when a token names a key we do not have (rotation). */
-class SessionKeys {
+/**
+ * The authority's public keys: fetched again once they are `maxAgeMs` old, so a key the authority
+ * stopped using stops verifying here, and when a token names a key we do not have (rotation).
+ */
+export class SessionKeys {
   private keySet: ReturnType<typeof createLocalJWKSet> | undefined;
   private fetchedAt = 0;
 
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(
+    private readonly rpc: Pick<RpcClient, 'call'>,
+    /** Default: 600000 (ten minutes). */
+    private readonly maxAgeMs = 600_000,
+    /** Milliseconds since the epoch. Default: the system clock. */
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async get(refresh = false) {
-    if (!this.keySet || (refresh && Date.now() - this.fetchedAt > 30_000)) {
+    const age = this.now() - this.fetchedAt;
+    if (!this.keySet || age > this.maxAgeMs || (refresh && age > 30_000)) {
       const jwks = (await this.rpc.call('authority.getSessionKeys', {})) as unknown as JSONWebKeySet;
       this.keySet = createLocalJWKSet(jwks);
-      this.fetchedAt = Date.now();
+      this.fetchedAt = this.now();
     }
     return this.keySet;
   }

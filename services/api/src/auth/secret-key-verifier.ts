@@ -31,6 +31,12 @@ export class SecretKeyVerifier {
     private readonly rpc: RpcClient,
     private readonly trustedUntil: () => number,
     private readonly options: KeyCacheOptions = {},
+    /**
+     * Whether this instance hears key changes now (its listener's queue bound). An answer is
+     * cached only if the lookup began while it did and while the lease was confirmed: one that
+     * began before could have raced a change this instance never heard. Default: always.
+     */
+    private readonly listening: () => boolean = () => true,
   ) {}
 
   async verify(keyHash: string): Promise<ApiKeyIdentity> {
@@ -41,14 +47,17 @@ export class SecretKeyVerifier {
       if ((this.revoked.get(keyHash) ?? 0) > now) throw new RpcError('revoked_key', 'The key is revoked.');
     }
     const generation = this.generation;
+    // Not before this instance hears changes and the authority counts its lease: a key revoked
+    // meanwhile would be told to instances that were, and this one would keep serving it.
+    const cacheable = this.listening() && now < this.trustedUntil();
     let identity: ApiKeyIdentity;
     try {
       identity = await this.rpc.call('authority.verifySecretKey', { key_hash: keyHash });
     } catch (error) {
-      if (error instanceof RpcError && error.code === 'revoked_key' && generation === this.generation) this.remember(this.revoked, keyHash, this.expiry());
+      if (error instanceof RpcError && error.code === 'revoked_key' && cacheable && generation === this.generation) this.remember(this.revoked, keyHash, this.expiry());
       throw error;
     }
-    if (generation === this.generation) this.remember(this.cache, keyHash, { identity, expiresAt: this.expiry() });
+    if (cacheable && generation === this.generation) this.remember(this.cache, keyHash, { identity, expiresAt: this.expiry() });
     return identity;
   }
 

@@ -6,10 +6,9 @@ import { healthRouter } from '@feedback/service-runtime';
 import type { ReadinessCheck } from '@feedback/service-runtime';
 import { buildOpenApiDocument } from '../openapi/openapi-document.js';
 import { apiV1Router } from '../routes/api-v1/api-v1-router.js';
-import { publicKeyAuth } from '../auth/public-key-auth.js';
 import { dashboardRouter } from '../routes/dashboard-v1/dashboard-router.js';
 import { widgetRouter } from '../routes/widget-v1/widget-router.js';
-import type { TrustProxy } from '../config.js';
+import type { Surface, TrustProxy } from '../config.js';
 import type { RouteContext } from '../routes/route-context.js';
 import { dashboardPages } from './dashboard-pages.js';
 import { errorHandler, notFound } from './error-handler.js';
@@ -26,6 +25,10 @@ export interface AppOptions {
   secretKeyAuth: RequestHandler;
   /** Limit failed authentications per client address, one limiter per surface. */
   failureRateLimits: { api: RequestHandler; dashboard: RequestHandler };
+  /** Counted before any widget request: per client address, and per public key. */
+  widgetLimit: RequestHandler;
+  /** Authenticates `/widget/v1` requests by public key. */
+  publicKeyAuth: RequestHandler;
   readiness: Record<string, ReadinessCheck>;
   isShuttingDown: () => boolean;
   /** Express "trust proxy": which proxies may set the client address. */
@@ -36,6 +39,8 @@ export interface AppOptions {
   metrics?: Registry;
   /** The built dashboard page (apps/dashboard/dist), served at /dashboard. Default: none served. */
   dashboardDirectory?: string;
+  /** The surfaces served; the others answer 404. Default: all three. */
+  surfaces?: readonly Surface[];
 }
 
 const doNotStore: RequestHandler = (_request, response, next) => {
@@ -72,13 +77,16 @@ export function buildApp(options: AppOptions): Express {
 
   // Answers are a team's own data, and some carry a secret shown once: no cache keeps them.
   app.use(['/api/v1', '/widget/v1', '/dashboard/v1'], doNotStore);
-  app.use('/api/v1', apiV1Router(options.context, [options.failureRateLimits.api, options.secretKeyAuth]));
+  const serves = (surface: Surface) => (options.surfaces ?? ['api', 'widget', 'dashboard']).includes(surface);
+  if (serves('api')) app.use('/api/v1', apiV1Router(options.context, [options.failureRateLimits.api, options.secretKeyAuth]));
 
   // Bodies are read once the caller is known: on /api/v1 by each route after its scope check; on
   // the dashboard before its routes, since signing in sends its credentials in the body.
-  app.use('/widget/v1', publicKeyAuth(options.context.rpc), ...readJsonBody, widgetRouter(options.context));
-  app.use('/dashboard/v1', options.failureRateLimits.dashboard, ...readJsonBody, dashboardRouter(options.context));
-  if (options.dashboardDirectory) app.use(dashboardPages(options.dashboardDirectory, options.logger));
+  if (serves('widget')) app.use('/widget/v1', options.widgetLimit, options.publicKeyAuth, ...readJsonBody, widgetRouter(options.context));
+  if (serves('dashboard')) {
+    app.use('/dashboard/v1', options.failureRateLimits.dashboard, ...readJsonBody, dashboardRouter(options.context));
+    if (options.dashboardDirectory) app.use(dashboardPages(options.dashboardDirectory, options.logger));
+  }
 
   app.use(notFound);
   app.use(namePathParameterNotText(Object.keys(openApiDocument.paths)));

@@ -66,3 +66,21 @@ describe('errorHandler', () => {
     expect(answer.body).toEqual({ error: 'internal_error', message: 'Something went wrong on our side. Retry later.' });
   });
 });
+
+describe('errorHandler, a body that breaks its contract many times over', () => {
+  it('lists the first 20 violations and says how many more, rather than answer one line per unknown field', async () => {
+    const { defineContract } = await import('@feedback/contracts');
+    const contract = defineContract('many-fields-probe', { type: 'object', additionalProperties: false, properties: {} } as const);
+    const body = Object.fromEntries(Array.from({ length: 20_000 }, (_, n) => [`field${n}`, n]));
+    let violation: unknown;
+    try {
+      contract.parse(body);
+    } catch (error) {
+      violation = error;
+    }
+    const answer = await request(failingWith(violation)).get('/');
+    expect(answer.status).toBe(400);
+    expect(answer.body.violations).toHaveLength(20);
+    expect(answer.body.violations_omitted).toBe(19_980);
+  });
+});

@@ -28,7 +28,12 @@ const PASSED_THROUGH_RPC_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'recovery_in_progress',
   'recovery_ended',
   'validation_failed',
+  // The authority's password hashing is full: a flood of sign-ups or sign-ins.
+  'rate_limited',
 ]);
+
+/** Violations an answer lists at most; past them, `violations_omitted` says how many more. */
+export const MAX_VIOLATIONS = 20;
 
 /** Writes every error body the same way: `{ error, message, ...details }`. */
 export const errorHandler: ErrorRequestHandler = (error, request, response, _next) => {
@@ -42,13 +47,15 @@ function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ContractViolation) {
     // Field names are what the client sent, a key pasted as one included: redacted like a log line.
-    const violations = redactValue(error.violations) as typeof error.violations;
+    // The first few only: a body of 20,000 unknown fields is not answered with 20,000 lines.
+    const violations = redactValue(error.violations.slice(0, MAX_VIOLATIONS)) as typeof error.violations;
     const first = violations[0];
     // Query contracts are named `…-query`; the others describe bodies.
     const part = error.contract.endsWith('-query') ? 'query' : 'body';
     return new ApiError('validation_failed', `The request ${part} is invalid: ${first?.field || part} ${first?.message ?? ''}`.trim(), {
       field: first?.field ?? '',
       violations,
+      ...(error.violations.length > MAX_VIOLATIONS ? { violations_omitted: error.violations.length - MAX_VIOLATIONS } : {}),
     });
   }
   if (error instanceof RpcTimeoutError) {
@@ -68,7 +75,8 @@ function toApiError(error: unknown): ApiError {
   // text names what the client sent, redacted as above).
   if (error instanceof RpcError && error.code === 'contract_violation') return new ApiError('validation_failed', redactText(error.message));
   if (error instanceof RpcError && PASSED_THROUGH_RPC_CODES.has(error.code) && error.code in ERROR_STATUS) {
-    return new ApiError(error.code as ErrorCode, error.message, {}, error.code === 'service_unavailable' ? { 'Retry-After': '1' } : {});
+    const retry = error.code === 'service_unavailable' || error.code === 'rate_limited';
+    return new ApiError(error.code as ErrorCode, error.message, {}, retry ? { 'Retry-After': '1' } : {});
   }
   const { type, status } = (error ?? {}) as { type?: string; status?: number };
   if (type === 'entity.parse.failed') return new ApiError('malformed_json', 'The request body is not valid JSON.');

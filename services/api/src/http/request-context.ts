@@ -26,9 +26,12 @@ export function requestContext(logger: Logger): RequestHandler {
     response.on('finish', () => {
       // Probes arrive every few seconds; logging each would drown the rest.
       if (request.path.startsWith('/health/') && response.statusCode === 200) return;
+      // The route's pattern, never the path as sent: paths carry end users' ids (often emails),
+      // which an erasure could not take back out of the logs.
+      const route: unknown = request.route?.path;
       request.log.info('request', {
         method: request.method,
-        path: request.path,
+        route: typeof route === 'string' ? `${request.baseUrl}${route}` : 'unmatched',
         status: response.statusCode,
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
       });

@@ -25,7 +25,10 @@ export interface ListenHubOptions {
   logger: Logger;
   /** Time limit of the calls to the authority and the worker. */
   timeoutMs: number;
-  /** How often the member's right to listen is checked again. Default: 60000. */
+  /**
+   * How often the member's right to listen is checked again, which also renews the authority's
+   * grant the session's close carries: under the grant's minute. Default: 30000.
+   */
   reauthorizeMs?: number;
   /** How often the connection is pinged; one that does not answer by the next is closed. Default: 30000. */
   pingMs?: number;
@@ -35,7 +38,8 @@ interface Session {
   socket: WebSocket;
   channel: ChannelWrapper;
   queue: string;
-  owner: { team_id: string; app_id: number; plan: 'free' | 'starter' | 'pro' };
+  /** The app's owner as the authority last granted it; the grant is good for a minute. */
+  owner: { team_id: string; app_id: number; plan: 'free' | 'starter' | 'pro'; grant: string };
   endpointId?: string;
   /** The member's latest session token: the tool sends each renewal. */
   token: string;
@@ -101,7 +105,7 @@ export class ListenHub {
     const events = this.eventsOf(url.searchParams.getAll('events'));
     // The authority verifies the token itself, its session live, and the member's role.
     const granted = await this.options.rpc.call('authority.authorizeWebhookManagement', { app_id: appId, session: token }, { timeoutMs: this.options.timeoutMs });
-    const owner = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan };
+    const owner = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, grant: granted.grant };
     if (owner.plan === 'free') throw new ApiError('plan_limit_reached', 'Webhooks are not included in the Free plan. Upgrade to Starter or Pro.');
     const memberName = String(decodeJwt(token)['name'] ?? 'a member');
     const socketOpen = await new Promise<WebSocket>((resolve) => this.server.handleUpgrade(request, socket, head, resolve));
@@ -160,6 +164,8 @@ export class ListenHub {
     const recheck = setInterval(() => {
       this.options.rpc
         .call('authority.authorizeWebhookManagement', { app_id: session.owner.app_id, session: session.token }, { timeoutMs: this.options.timeoutMs })
+        // A fresh grant, for the session's close.
+        .then((granted) => (session.owner = { ...session.owner, plan: granted.plan, grant: granted.grant }))
         .catch((error: unknown) => {
           // A service that did not answer says nothing about the member: checked again next time.
           if (!(error instanceof RpcError)) return;
@@ -167,7 +173,7 @@ export class ListenHub {
           this.send(session, { type: 'error', error: error.code === 'session_invalid' ? 'invalid_session' : error.code, message: error.message });
           session.socket.close(code, error.code);
         });
-    }, this.options.reauthorizeMs ?? 60_000);
+    }, this.options.reauthorizeMs ?? 30_000);
     ping.unref();
     recheck.unref();
     session.timers.push(ping, recheck);
@@ -210,8 +216,9 @@ export class ListenHub {
       ...(typeof message.error === 'string' ? { error: message.error.slice(0, 500) } : {}),
       ...(typeof message.body_start === 'string' ? { body_start: message.body_start.slice(0, 1024) } : {}),
     };
+    // Through `replies`, to the worker's own queue: this login may not write to the default exchange.
     session.channel
-      .sendToQueue(waiting.replyTo, Buffer.from(JSON.stringify(answer)), { correlationId: waiting.correlationId, contentType: 'application/json' })
+      .publish(this.options.names.replies, waiting.replyTo, Buffer.from(JSON.stringify(answer)), { correlationId: waiting.correlationId, contentType: 'application/json' })
       .catch((error: unknown) => this.options.logger.warn('a listen answer was not passed back; the attempt times out', { error }));
   }
 

@@ -41,7 +41,7 @@ const MEANING: Record<ErrorCode, string> = {
   plan_limit_reached: 'the plan includes no more webhook endpoints',
   payload_too_large: 'the body is over 256 KiB',
   unsupported_media_type: 'the body was not sent as application/json',
-  rate_limited: 'too many failed authentications from this address; see Retry-After',
+  rate_limited: 'too many failed authentications from this address, or, on sign-up and sign-in, too many attempts from this address or for this account, or more at once than passwords can be checked; see Retry-After',
   too_many_test_deliveries: 'five test deliveries of this endpoint are still waiting or being retried',
   internal_error: 'a fault of ours; retry later, quoting X-Request-Id',
   service_unavailable: 'a service did not answer in time, or a change met another; nothing was done unless the route says otherwise; retry',
@@ -53,7 +53,7 @@ const field = { type: 'string', description: 'The offending field (JSON Pointer)
 /** `validation_failed`'s list of problems, in every error schema of the document. */
 export const violationsSchema = {
   type: 'array',
-  description: 'With validation_failed on a body: every problem found, the first of them also in `field` and `message`.',
+  description: 'With validation_failed on a body: the problems found, 20 at most, the first of them also in `field` and `message`.',
   items: {
     type: 'object',
     required: ['field', 'message'],
@@ -61,8 +61,14 @@ export const violationsSchema = {
   },
 } as const;
 
+/** With `violations`: how many problems were found beyond those listed. */
+export const violationsOmittedSchema = {
+  type: 'integer',
+  description: 'With validation_failed: how many problems found beyond the 20 listed, when there were more.',
+} as const;
+
 const DETAILS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
-  validation_failed: { field, violations: violationsSchema },
+  validation_failed: { field, violations: violationsSchema, violations_omitted: violationsOmittedSchema },
   invalid_cursor: { field },
   invalid_transition: {
     status_before: { type: 'string' },

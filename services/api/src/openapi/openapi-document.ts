@@ -18,7 +18,7 @@ import {
 } from '../product/request-schemas.js';
 import { boardCommentSchema, boardMessageSchema, suggestionDetailSchema, threadPageSchema, ticketDetailSchema, ticketMessageSchema } from '../product/view-schemas.js';
 import { DASHBOARD_ROUTES } from '../routes/dashboard-v1/dashboard-routes.js';
-import { dashboardCodes, errorAnswers, violationsSchema } from './dashboard-errors.js';
+import { dashboardCodes, errorAnswers, violationsOmittedSchema, violationsSchema } from './dashboard-errors.js';
 import { createSuggestionRequest } from '../suggestions/suggestion-schemas.js';
 import { createTicketRequest } from '../tickets/ticket-schemas.js';
 
@@ -47,6 +47,7 @@ const errorSchema = {
     message: { type: 'string', description: 'Human-readable; do not branch on it.' },
     field: { type: 'string', description: 'With validation_failed: the offending field (JSON Pointer) or parameter.' },
     violations: violationsSchema,
+    violations_omitted: violationsOmittedSchema,
   },
 };
 
@@ -103,7 +104,7 @@ const commonErrors = {
   '405': errorResponseWithHeaders('`method_not_allowed`.', { Allow: 'The methods this path takes.' }),
   '413': errorResponse('`payload_too_large`: bodies are at most 256 KiB.'),
   '415': errorResponse('`unsupported_media_type`: send the body as application/json.'),
-  '429': errorResponseWithHeaders('`rate_limited`: too many failed authentications.', { 'Retry-After': 'Seconds to wait before trying again.' }),
+  '429': errorResponseWithHeaders('`rate_limited`: too many failed authentications from this address (IPv6: its /64).', { 'Retry-After': 'Seconds to wait before trying again.' }),
   '500': errorResponse('`internal_error`: ours; retry later, quoting X-Request-Id to support.'),
   '503': errorResponseWithHeaders('`service_unavailable`.', { 'Retry-After': 'Seconds to wait before retrying.' }),
 };
@@ -221,6 +222,11 @@ function widgetOperation(operationId: string, summary: string, body: Contract<un
       '401': errorResponse('`invalid_public_key`.'),
       '404': errorResponse('`not_found`: no such record (or, for replies, not your ticket).'),
       '409': errorResponse('`ticket_closed`.'),
+      '429': errorResponseWithHeaders('`rate_limited`: too many requests from this address (IPv6: its /64), or with this public key.', {
+        'Retry-After': 'Seconds to wait before trying again.',
+      }),
+      '500': errorResponse('`internal_error`: ours; retry later, quoting X-Request-Id to support.'),
+      '503': errorResponseWithHeaders('`service_unavailable`.', { 'Retry-After': 'Seconds to wait before retrying.' }),
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { RequestHandler } from 'express';
 import type { RpcClient } from '@feedback/messaging';
 import type { PrismaClient } from '../database.js';
 import type { OutboxRelay } from '../outbox/relay.js';
@@ -10,4 +11,6 @@ export interface RouteContext {
   links: { dashboardUrl: string; docsUrl: string };
   /** Time limit of a dashboard command, which may wait for a key change to reach every instance. */
   dashboardTimeoutMs: number;
+  /** Counted before a sign-up and a sign-in (RequestLimits); a route table row names its limit. Default: none. */
+  limits?: { signUp: RequestHandler; signIn: RequestHandler };
 }

@@ -23,7 +23,8 @@ export class KeyChangeNotifier {
   ) {
     this.broadcast = new AcknowledgedBroadcast(broker, {
       name: 'key-change-notifier',
-      setup: (channel) => declareExchanges(channel, names),
+      replies: names.replies,
+      setup: (channel) => declareExchanges(channel, names, ['authorityEvents']),
     });
   }
 

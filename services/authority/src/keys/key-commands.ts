@@ -6,12 +6,13 @@ import type { KeyAction, Prisma, PrismaClient } from '../generated/prisma/client
 import { KEY_MANAGERS, requireRole } from '../access/actor.js';
 import type { MemberAccess } from '../access/actor.js';
 import { apiKeyView, appView, keyAuditView } from '../views.js';
+import type { SessionSigner } from '../members/session-tokens.js';
 import type { KeyChangeNotifier } from './key-change-notifier.js';
 
 /** Specification 2.2 rule 1: a new app's key can read, and nothing more, until a member grants more. */
 export const NEW_KEY_SCOPES: readonly Scope[] = ['suggestions:read', 'tickets:read'];
 
-export function keyCommands(prisma: PrismaClient, access: MemberAccess, notifier: KeyChangeNotifier) {
+export function keyCommands(prisma: PrismaClient, access: MemberAccess, notifier: KeyChangeNotifier, signer: SessionSigner) {
   /** The acting member, if allowed to manage keys, and the app's key, if the app is theirs. */
   async function authorize(session: string, appId: number, what: string) {
     const member = await access.loadActor(session);
@@ -54,7 +55,8 @@ export function keyCommands(prisma: PrismaClient, access: MemberAccess, notifier
       requireRole(member, KEY_MANAGERS, 'manage webhook endpoints');
       const app = await prisma.app.findFirst({ where: { id: app_id, teamId: member.teamId }, include: { team: true } });
       if (!app) throw new RpcError('not_found', 'No such app in this team.');
-      return { app: { id: app.id, public_key: app.publicKey }, team_id: app.teamId, plan: app.team.plan };
+      const grant = await signer.signGrant({ teamId: app.teamId, appId: app.id, publicKey: app.publicKey, plan: app.team.plan, memberId: member.id });
+      return { app: { id: app.id, public_key: app.publicKey }, team_id: app.teamId, plan: app.team.plan, grant };
     },
 
     async verifyPublicKey({ public_key }: RpcRequest<'authority.verifyPublicKey'>): Promise<RpcResult<'authority.verifyPublicKey'>> {

@@ -14,7 +14,7 @@ export function consumeKeyUsage(broker: Broker, names: TopologyNames, prisma: Pr
     queue: names.keyUsageQueue,
     metrics,
     setup: async (channel) => {
-      await declareExchanges(channel, names);
+      await declareExchanges(channel, names, ['authorityEvents']);
       await channel.assertQueue(names.keyUsageQueue, QUORUM_QUEUE);
       await channel.bindQueue(names.keyUsageQueue, names.authorityEvents, 'key.used');
     },

@@ -6,6 +6,7 @@ import { requireRole, sessionInvalid } from '../access/actor.js';
 import type { MemberAccess } from '../access/actor.js';
 import { memberView, teamView } from '../views.js';
 import { UNKNOWN_MEMBER_HASH, hashPassword, verifyPassword } from './password.js';
+import { PasswordHashing } from './password-hashing.js';
 import type { SessionSigner } from './session-tokens.js';
 import type { SessionCommands } from './sessions.js';
 
@@ -18,11 +19,11 @@ function emailTaken(error: unknown): never {
   throw error;
 }
 
-export function memberCommands(prisma: PrismaClient, signer: SessionSigner, access: MemberAccess, sessions: SessionCommands) {
+export function memberCommands(prisma: PrismaClient, signer: SessionSigner, access: MemberAccess, sessions: SessionCommands, hashing: PasswordHashing = new PasswordHashing()) {
   return {
     /** A new team starts on the Free plan with its creator as Owner, signed in. */
     async signUp(request: RpcRequest<'authority.signUp'>): Promise<RpcResult<'authority.signUp'>> {
-      const passwordHash = await hashPassword(request.password);
+      const passwordHash = await hashing.run(() => hashPassword(request.password));
       return prisma
         .$transaction(async (tx) => {
           const member = await tx.member.create({
@@ -42,7 +43,7 @@ export function memberCommands(prisma: PrismaClient, signer: SessionSigner, acce
 
     async signIn(request: RpcRequest<'authority.signIn'>): Promise<RpcResult<'authority.signIn'>> {
       const member = await prisma.member.findUnique({ where: { email: normalizeEmail(request.email) }, include: { team: true } });
-      const valid = await verifyPassword(request.password, member?.passwordHash ?? UNKNOWN_MEMBER_HASH);
+      const valid = await hashing.run(() => verifyPassword(request.password, member?.passwordHash ?? UNKNOWN_MEMBER_HASH));
       if (!member || !valid) throw new RpcError('invalid_credentials', 'The email or the password is wrong.');
       return sessions.begin(member, member.team);
     },
@@ -71,7 +72,7 @@ export function memberCommands(prisma: PrismaClient, signer: SessionSigner, acce
             teamId: acting.teamId,
             email: normalizeEmail(request.email),
             name: request.name,
-            passwordHash: await hashPassword(request.password),
+            passwordHash: await hashing.run(() => hashPassword(request.password)),
             role: request.role,
           },
         })

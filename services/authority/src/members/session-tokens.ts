@@ -5,6 +5,10 @@ import type { JWK } from 'jose';
 
 export const SESSION_ISSUER = 'authority';
 export const SESSION_AUDIENCE = 'dashboard';
+/** The audience of a webhook management grant: the webhook worker, never the dashboard. */
+export const GRANT_AUDIENCE = 'webhook-worker';
+/** How long a grant is good for: the one command the api sends right after it is given. */
+export const GRANT_TTL_SECONDS = 60;
 
 /** What a verified session token says. */
 export interface SessionClaims {
@@ -62,6 +66,23 @@ export class SessionSigner {
       .setAudience(SESSION_AUDIENCE)
       .setIssuedAt(Math.floor(this.now() / 1000))
       .setExpirationTime(Math.floor(session.expiresAt.getTime() / 1000))
+      .sign(this.privateKey);
+  }
+
+  /**
+   * A grant to manage one app's webhook endpoints, for the webhook worker: the app, its public key,
+   * its team and the team's plan, signed, for `GRANT_TTL_SECONDS`. A member's session cannot
+   * pass for one, nor one for a session: their audiences differ.
+   */
+  async signGrant(grant: { teamId: string; appId: number; publicKey: string; plan: string; memberId: string }): Promise<string> {
+    const now = Math.floor(this.now() / 1000);
+    return new SignJWT({ team_id: grant.teamId, app_id: grant.appId, public_key: grant.publicKey, plan: grant.plan })
+      .setProtectedHeader({ alg: 'EdDSA', kid: this.keyId })
+      .setSubject(grant.memberId)
+      .setIssuer(SESSION_ISSUER)
+      .setAudience(GRANT_AUDIENCE)
+      .setIssuedAt(now)
+      .setExpirationTime(now + GRANT_TTL_SECONDS)
       .sign(this.privateKey);
   }
 

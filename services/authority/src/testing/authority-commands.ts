@@ -30,7 +30,7 @@ export async function authorityCommands() {
   const members = memberCommands(prisma, signer, access, sessions);
   const keyChanges: Array<Omit<KeyChange, 'change_id'>> = [];
   const notifier = { timeoutMs: 1000, notify: async (change: Omit<KeyChange, 'change_id'>) => void keyChanges.push(change) } as unknown as KeyChangeNotifier;
-  const keys = keyCommands(prisma, access, notifier);
+  const keys = keyCommands(prisma, access, notifier, signer);
   /** A caller that waits as long as it takes: no command is rolled back for lack of time here. */
   const patientCall = { remainingMs: () => 60_000, throwIfCallerGone: () => undefined } as unknown as RpcCall;
   let emails = 0;

@@ -11,7 +11,7 @@ import type { WebhookMetrics } from '../deliveries/webhook-metrics.js';
 
 /** The worker's queue takes every domain event; fan-out to endpoints decides who gets what. */
 async function declareDomainEventsQueue(channel: ConfirmChannel, names: TopologyNames): Promise<void> {
-  await declareExchanges(channel, names);
+  await declareExchanges(channel, names, ['domainEvents']);
   await channel.assertQueue(names.workerDomainEventsQueue, QUORUM_QUEUE);
   await channel.bindQueue(names.workerDomainEventsQueue, names.domainEvents, '#');
 }

@@ -14,6 +14,7 @@ import { WebhookSender } from '../outbound/webhook-sender.js';
 import { AttemptMaker } from './attempt-maker.js';
 import type { AttemptMakerOptions } from './attempt-maker.js';
 import { AttemptStore } from './attempt-store.js';
+import { EndpointTeams, FairShare } from './fair-share.js';
 import { WebhookMetrics } from './webhook-metrics.js';
 import { insertEndpoint } from '../testing/endpoint-rows.js';
 
@@ -60,7 +61,7 @@ afterAll(async () => {
 /** An AttemptMaker on this file's store and broker, sending to local receivers. */
 function attemptMaker(
   secrets: SecretBox,
-  limits: Pick<AttemptMakerOptions, 'concurrency' | 'perEndpointConcurrency' | 'struggleAfterMs' | 'shortWaitMs'> = {},
+  limits: Pick<AttemptMakerOptions, 'concurrency' | 'perEndpointConcurrency' | 'struggleAfterMs' | 'shortWaitMs' | 'fairShare'> = {},
 ): AttemptMaker {
   return new AttemptMaker({
     store,
@@ -372,6 +373,45 @@ describe('AttemptMaker, telling a failing endpoint from a slow one', () => {
       await attemptWith({ status: 500 });
       await attemptWith({ status: 204 });
       expect(maker.isFailing(endpointId)).toBe(false);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe("AttemptMaker, with each tenant's share", () => {
+  it("turns away an attempt past its host's cap without sending it, and says it may wait longer once that host answers slowly", async () => {
+    const receiver = await HttpsReceiver.start(testCertificates().trusted);
+    const secrets = new SecretBox(randomBytes(32).toString('base64'));
+    const share = new FairShare({ concurrency: 64, perHost: 1 });
+    const maker = attemptMaker(secrets, { fairShare: { share, teams: new EndpointTeams(pool) } });
+    try {
+      const delivery = async (name: string) => {
+        const endpoint = await insertEndpoint(pool, { name, url: receiver.url(`/${name}`), sealedSecret: secrets.seal('whsec_share') });
+        const id = randomUUID();
+        await pool.query(
+          `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload)
+           VALUES ($1, $2, $3, 'suggestion.created', 1, '{"event":"suggestion.created"}')`,
+          [id, endpoint, randomUUID()],
+        );
+        return (await store.load(id))!;
+      };
+      let release!: () => void;
+      receiver.answer = () => ({ status: 204, until: new Promise((resolve) => (release = () => resolve(undefined))) });
+      const first = maker.make(await delivery('one'), 1, { manual: false, redelivered: false });
+      await eventually(() => (receiver.inFlight === 1 ? true : undefined), { what: 'the first request at the host' });
+      const second = await delivery('two');
+      expect(await maker.make(second, 1, { manual: false, redelivered: false })).toBe(false);
+      expect(receiver.received).toHaveLength(1);
+      // The host answers fast: an attempt turned away waits the shortest time.
+      expect(maker.wasBeyondShareOfSlowHost(second)).toBe(false);
+      share.noteAnswer(receiver.url(), 1500, true);
+      expect(maker.wasBeyondShareOfSlowHost(second)).toBe(true);
+      release();
+      expect(await first).toBe(true);
+      // The host's place is given back with the answer.
+      receiver.answer = () => ({ status: 204 });
+      expect(await maker.make(await delivery('three'), 1, { manual: false, redelivered: false })).toBe(true);
     } finally {
       await receiver.close();
     }

@@ -11,6 +11,7 @@ import { requestHeadersOf } from '../outbound/webhook-sender.js';
 import type { WebhookSender } from '../outbound/webhook-sender.js';
 import { automaticAttemptDue } from './attempt-store.js';
 import type { AttemptStore, AttemptTarget } from './attempt-store.js';
+import type { EndpointTeams, FairShare } from './fair-share.js';
 import { noteMostRecent } from './recent-notes.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 
@@ -34,6 +35,8 @@ export interface AttemptMakerOptions {
    * throttle queue, where it waits a second or more). Default: 250.
    */
   shortWaitMs?: number;
+  /** Each tenant's share of this worker, by destination host and team (fair-share.ts). Default: none kept. */
+  fairShare?: { share: FairShare; teams: EndpointTeams };
 }
 
 export interface MakeOptions {
@@ -93,6 +96,8 @@ export class AttemptMaker {
   private readonly maxAttempts: number;
   private readonly limit: LimitFunction;
   private readonly openedSecrets = new Map<string, KeyObject>();
+  /** Attempts turned away last because their tenant had had its share (fair-share.ts). */
+  private readonly beyondShare = new WeakSet<AttemptTarget>();
   private stopping = false;
 
   constructor(private readonly options: AttemptMakerOptions) {
@@ -191,6 +196,16 @@ export class AttemptMaker {
     return this.struggling.get(endpointId) === 'failing';
   }
 
+  /**
+   * Whether `make` turned this attempt away for its tenant's share (its host at its cap, its team
+   * at its share or rate) while its host or endpoint answers slowly or fails: it may as well wait
+   * longer, since its share is taken by a backlog like it that goes no faster.
+   */
+  wasBeyondShareOfSlowHost(delivery: AttemptTarget): boolean {
+    const slow = this.isStruggling(delivery.endpointId) || this.options.fairShare?.share.isSlow(delivery.url) === true;
+    return this.beyondShare.has(delivery) && slow;
+  }
+
   /** Whether this endpoint's latest attempt here failed or took longer than `struggleAfterMs`. */
   isStruggling(endpointId: string): boolean {
     return this.struggling.has(endpointId);
@@ -214,11 +229,19 @@ export class AttemptMaker {
    */
   async make(delivery: AttemptTarget, number: number, { manual, redelivered, fromEvent = false }: MakeOptions): Promise<boolean> {
     const { store, logger, metrics } = this.options;
+    const teamId = await this.options.fairShare?.teams.of(delivery.endpointId);
     // Only a struggling endpoint's attempt admitted at once counts in strugglingBusy (one never waits).
     const countedStruggling = this.struggling.has(delivery.endpointId);
     const admission = this.admit(delivery.endpointId, fromEvent);
     if (admission === 'elsewhere') return false;
     if (admission === 'wait' && !(await this.waitForSlot(delivery.endpointId))) return false;
+    // Its tenant's share of the worker, by host and team: past it, the attempt goes round a throttle queue.
+    const place = teamId === undefined ? undefined : this.options.fairShare!.share.take(teamId, delivery.url);
+    if (typeof place === 'string') {
+      this.release(delivery.endpointId, countedStruggling);
+      this.beyondShare.add(delivery);
+      return false;
+    }
     // Fields every line of this attempt carries; a plain object, not a child logger, which would
     // cost more than the attempt's own bookkeeping when the level drops the line anyway.
     const about = { deliveryId: delivery.id, endpointId: delivery.endpointId, attempt: number };
@@ -228,6 +251,7 @@ export class AttemptMaker {
     const giveUpSlot = () => {
       if (!slotHeld) return;
       slotHeld = false;
+      place?.();
       this.release(delivery.endpointId, countedStruggling);
     };
     try {
@@ -253,7 +277,7 @@ export class AttemptMaker {
         // rather than go straight back to its queue and hold a slot of it, again and again.
         let key: KeyObject;
         try {
-          key = this.openSecret(current.secretEncrypted);
+          key = this.openSecret(current.secretEncrypted, delivery.endpointId);
         } catch (error) {
           return { unopenable: error } as const;
         }
@@ -310,6 +334,7 @@ export class AttemptMaker {
       if (delivered && delivery.eventCreatedAt !== undefined) {
         metrics.eventToDelivery.observe((startedAt.getTime() + result.durationMs - Date.parse(delivery.eventCreatedAt)) / 1000);
       }
+      this.options.fairShare?.share.noteAnswer(delivery.url, result.durationMs, delivered);
       if (delivered && result.durationMs <= this.struggleAfterMs) this.markHealthy(delivery.endpointId, result.durationMs);
       else this.markStruggling(delivery.endpointId, delivered ? 'slow' : 'failing');
       giveUpSlot();
@@ -391,11 +416,11 @@ export class AttemptMaker {
    * key, and the previous one is never used again. Kept here, one per endpoint, rather than in
    * the signing library's small cache of string secrets, which many endpoints would churn.
    */
-  private openSecret(sealed: string): KeyObject {
+  private openSecret(sealed: string, endpointId: string): KeyObject {
     let key = this.openedSecrets.get(sealed);
     if (key === undefined) {
       if (this.openedSecrets.size >= OPENED_SECRETS_KEPT) this.openedSecrets.clear();
-      key = createSecretKey(Buffer.from(this.options.secrets.open(sealed), 'utf8'));
+      key = createSecretKey(Buffer.from(this.options.secrets.open(sealed, endpointId), 'utf8'));
       this.openedSecrets.set(sealed, key);
     }
     return key;

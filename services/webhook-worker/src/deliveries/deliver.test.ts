@@ -25,6 +25,13 @@ describe('an attempt the worker turned away', () => {
     });
   });
 
+  it("past its tenant's share of a slow host, goes to the longest wait at once, whatever it waited before", () => {
+    expect(handOff(queues, undefined, { number: 1, manual: false, givenBefore: false }, { climb: true, toTop: true })).toEqual({
+      queue: queues.throttles[queues.throttles.length - 1]!.queue,
+      headers: { [ATTEMPT_HEADER]: 1, [THROTTLED_HEADER]: queues.throttles.length + 1 },
+    });
+  });
+
   it('stays given before wherever it goes: its attempt may be recorded without its retry queued', () => {
     for (const how of [{ shuttingDown: true } as const, { climb: false }, { climb: true }]) {
       expect(handOff(queues, undefined, { number: 1, manual: false, givenBefore: true }, how).headers).toMatchObject({ [GIVEN_BEFORE_HEADER]: true });

@@ -41,7 +41,7 @@ export function handOff(
   queues: WebhookQueueNames,
   incoming: Record<string, unknown> | undefined,
   attempt: { number: number; manual: boolean; givenBefore: boolean },
-  how: { shuttingDown: true } | { climb: boolean },
+  how: { shuttingDown: true } | { climb: boolean; toTop?: boolean },
 ): { queue: string; headers: Record<string, unknown> } {
   const headers = {
     [ATTEMPT_HEADER]: attempt.number,
@@ -50,7 +50,8 @@ export function handOff(
   };
   const seen = incoming?.[THROTTLED_HEADER];
   if ('shuttingDown' in how) return { queue: queues.deliver, headers: { ...headers, ...(seen === undefined ? {} : { [THROTTLED_HEADER]: seen }) } };
-  const { queue, throttled } = throttleFor(queues, how.climb, seen);
+  // To the top rung at once: an attempt past its tenant's share of a slow host, whose backlog goes no faster.
+  const { queue, throttled } = throttleFor(queues, how.climb, how.toTop ? queues.throttles.length : seen);
   return { queue, headers: { ...headers, [THROTTLED_HEADER]: throttled } };
 }
 
@@ -127,8 +128,9 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     // database once a second for hours. Otherwise the shortest wait, so a backlog goes at the
     // endpoint's pace: a healthy endpoint's returns, spread over the second, refill its line.
     const backlog = throttleRates.note(delivery.endpointId);
-    const climb = attempts.isFailing(delivery.endpointId) || (attempts.isStruggling(delivery.endpointId) && backlog > climbAfterPerSecond);
-    const { queue, headers } = handOff(queues, incoming, { number, manual, givenBefore }, { climb });
+    const beyondShare = attempts.wasBeyondShareOfSlowHost(delivery);
+    const climb = beyondShare || attempts.isFailing(delivery.endpointId) || (attempts.isStruggling(delivery.endpointId) && backlog > climbAfterPerSecond);
+    const { queue, headers } = handOff(queues, incoming, { number, manual, givenBefore }, { climb, toTop: beyondShare });
     options.metrics.throttled.inc();
     await options.publisher.sendToQueue(queue, message, { messageId: delivery.id, headers });
   }

@@ -8,7 +8,11 @@ import type { WebhookMetrics } from './webhook-metrics.js';
 import type { AttemptMaker } from './attempt-maker.js';
 import { ATTEMPT_TARGET_COLUMNS, attemptTargetOf } from './attempt-store.js';
 import type { AttemptTarget } from './attempt-store.js';
+import { handOff } from './deliver.js';
 import { statementBatches } from './statement-batches.js';
+
+/** Deliveries of one event started before the worker turns to other work for a moment. */
+const YIELD_EVERY = 32;
 
 export interface FanOutOptions {
   pool: pg.Pool;
@@ -111,13 +115,20 @@ export class FanOut {
     // Each delivery's outcome on its own: one that fails must neither send the event back with
     // the others' attempts still under way (they would be made again), nor have the others'
     // retries queued again each time the event returned.
+    // An event with many endpoints gives way to other work every few dozen deliveries, so one
+    // team's hundreds of endpoints do not hold the worker while another's event waits.
+    const turns = [Promise.resolve()];
+    for (let turn = 1; turn * YIELD_EVERY < deliveries.length; turn += 1) turns.push(turns[turn - 1]!.then(() => new Promise<void>((resolve) => setImmediate(resolve))));
     const outcomes = await Promise.allSettled(
-      deliveries.map(async (delivery) => {
+      deliveries.map(async (delivery, n) => {
+        await turns[Math.floor(n / YIELD_EVERY)];
         if (delivery.attempts === 0 && delivery.status === 'pending') {
           attempted += 1;
           if (await attempts.make(delivery, 1, { manual: false, redelivered, fromEvent: true })) return;
           this.options.metrics.handedOff.inc();
-          await this.handOn(delivery.id, false);
+          // Past its tenant's share of a slow host: straight to the longest wait, not round the deliver queue first.
+          if (attempts.wasBeyondShareOfSlowHost(delivery) && !attempts.stopped) await this.waitLongest(delivery.id);
+          else await this.handOn(delivery.id, false);
           return;
         }
         // A first attempt recorded by a worker that lost this event before acknowledging it.
@@ -145,6 +156,13 @@ export class FanOut {
     const { publisher, queues } = this.options;
     const headers = { [ATTEMPT_HEADER]: 1, ...(givenBefore ? { [GIVEN_BEFORE_HEADER]: true } : {}) };
     await publisher.sendToQueue(queues.deliver, { delivery_id: deliveryId }, { messageId: deliveryId, headers });
+  }
+
+  /** Sends a first attempt to the top rung of the throttle ladder, from where it returns to the deliver queue. */
+  private async waitLongest(deliveryId: string): Promise<void> {
+    const { publisher, queues } = this.options;
+    const { queue, headers } = handOff(queues, undefined, { number: 1, manual: false, givenBefore: false }, { climb: true, toTop: true });
+    await publisher.sendToQueue(queue, { delivery_id: deliveryId }, { messageId: deliveryId, headers });
   }
 
   private async fanOutMany(events: readonly DomainEvent[]): Promise<EventDeliveries[]> {

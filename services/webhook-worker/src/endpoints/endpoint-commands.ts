@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { PAGE_LIMIT, WEBHOOK_ENDPOINT_LIMITS, isUuid } from '@feedback/contracts';
 import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import { RpcError } from '@feedback/messaging';
@@ -124,14 +125,16 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
         const plan = await currentPlan(request.owner.team_id);
         const limit = WEBHOOK_ENDPOINT_LIMITS[plan];
         if (count >= limit) throw planLimitReached(plan);
+        const id = randomUUID();
         const created = await tx.webhookEndpoint.create({
           data: {
+            id,
             teamId: request.owner.team_id,
             appId: request.owner.app_id,
             name: request.name,
             url,
             events: request.events,
-            secretEncrypted: secrets.seal(secret),
+            secretEncrypted: secrets.seal(secret, id),
           },
         });
         // The dashboard that gave up told its member the creation failed: committed now, the
@@ -224,10 +227,10 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
           const [locked] = await tx.$queryRaw<Array<{ secret_encrypted: string }>>`
             SELECT secret_encrypted FROM webhooks.webhook_endpoints WHERE id = ${endpoint.id}::uuid FOR UPDATE`;
           if (!locked) throw new RpcError('not_found', 'No such webhook endpoint for this app.');
-          if (!secrets.holdSameSecret(locked.secret_encrypted, endpoint.secretEncrypted)) {
+          if (!secrets.holdSameSecret(locked.secret_encrypted, endpoint.secretEncrypted, endpoint.id)) {
             throw new RpcError('secret_rotated_meanwhile', 'The secret was rotated by another request at the same moment; the secret that one showed is the one in use. Rotate again for a new one.');
           }
-          const rotated = await tx.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: secrets.seal(secret) } });
+          const rotated = await tx.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: secrets.seal(secret, endpoint.id) } });
           // Committed after the dashboard gave up, every delivery from now on would be signed
           // with a secret nobody saw, and the receiver would refuse them all.
           call.throwIfCallerGone();

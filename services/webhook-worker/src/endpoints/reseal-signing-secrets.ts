@@ -32,11 +32,11 @@ export async function resealSigningSecrets(pool: pg.Pool, secrets: SecretBox, si
     const was: string[] = [];
     const sealed: string[] = [];
     for (const row of rows) {
-      const found = secrets.inspect(row.secret_encrypted);
+      const found = secrets.inspect(row.secret_encrypted, row.id);
       if (found.sealedWith === 'previous') {
         ids.push(row.id);
         was.push(row.secret_encrypted);
-        sealed.push(secrets.seal(found.secret));
+        sealed.push(secrets.seal(found.secret, row.id));
       } else if (found.sealedWith === 'unreadable') {
         result.unreadable += 1;
       }

@@ -46,6 +46,25 @@ describe('SecretBox', () => {
     expect(box.inspect('sealed')).toEqual({ sealedWith: 'unreadable' });
   });
 
+  it("seals a secret for its endpoint: copied into another endpoint's row, it opens for no other", () => {
+    const secret = generateSigningSecret();
+    const box = new SecretBox(currentKey);
+    const sealed = box.seal(secret, '6f1c1c52-7a0e-4d3c-9a55-2b1f6c3e8d11');
+    expect(box.open(sealed, '6f1c1c52-7a0e-4d3c-9a55-2b1f6c3e8d11')).toBe(secret);
+    expect(() => box.open(sealed, '00000000-0000-4000-8000-000000000000')).toThrow(/opened by no configured key/);
+    expect(() => box.open(sealed)).toThrow(/opened by no configured key/);
+    expect(box.inspect(sealed, '00000000-0000-4000-8000-000000000000')).toEqual({ sealedWith: 'unreadable' });
+  });
+
+  it('opens a secret sealed before endpoints were bound, and says it is to be sealed again for its endpoint', () => {
+    const secret = generateSigningSecret();
+    const box = new SecretBox(currentKey);
+    const unbound = box.seal(secret);
+    expect(box.open(unbound, '6f1c1c52-7a0e-4d3c-9a55-2b1f6c3e8d11')).toBe(secret);
+    expect(box.inspect(unbound, '6f1c1c52-7a0e-4d3c-9a55-2b1f6c3e8d11')).toEqual({ sealedWith: 'previous', secret });
+    expect(box.inspect(box.seal(secret, '6f1c1c52-7a0e-4d3c-9a55-2b1f6c3e8d11'), '6f1c1c52-7a0e-4d3c-9a55-2b1f6c3e8d11')).toEqual({ sealedWith: 'current' });
+  });
+
   it('opens a secret only with its whole tag: a tag cut short, which GCM would take, is refused', () => {
     const box = new SecretBox(currentKey);
     const [version, iv, tag, sealed] = box.seal(generateSigningSecret()).split('.');
@@ -86,9 +105,10 @@ describe('resealSigningSecrets', () => {
     const updatedBefore = (await stored([...secrets.keys()][1]!)).updated_at;
 
     const box = new SecretBox(currentKey, [previousKey]);
-    expect(await resealSigningSecrets(database.pool, box)).toEqual({ resealed: 390, unreadable: 1 });
+    // Every one: those the current key sealed too, which were sealed for no endpoint.
+    expect(await resealSigningSecrets(database.pool, box)).toEqual({ resealed: 520, unreadable: 1 });
     const currentOnly = new SecretBox(currentKey);
-    for (const [id, secret] of secrets) expect(currentOnly.open((await stored(id)).secret_encrypted)).toBe(secret);
+    for (const [id, secret] of secrets) expect(currentOnly.open((await stored(id)).secret_encrypted, id)).toBe(secret);
     expect((await stored([...secrets.keys()][1]!)).updated_at).toEqual(updatedBefore);
     // Run again (another worker, the next interval): nothing left to do.
     expect(await resealSigningSecrets(database.pool, box)).toEqual({ resealed: 0, unreadable: 1 });

@@ -19,12 +19,16 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
 const BODY_START_CHARACTERS = 1024;
 
 export interface ListenRelayOptions {
   broker: Broker;
   logger: Logger;
+  /**
+   * The direct exchange the api answers through, to this relay's own queue: its login may not
+   * write to the default exchange, so direct reply-to is not open to it.
+   */
+  replies: string;
   /** Whole-request time limit, as for an HTTP endpoint. Default: 10000. */
   timeoutMs?: number;
   /** Told when a session's queue is gone: the api instance holding it closed it, or died. */
@@ -41,13 +45,19 @@ export class ListenRelay {
   private readonly pending = new Map<string, Pending>();
   private readonly channel: ChannelWrapper;
   private readonly timeoutMs: number;
+  /** This relay's answer queue, named by the server anew at each setup. */
+  private answers: string | undefined;
 
   constructor(private readonly options: ListenRelayOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.channel = options.broker.channel('listen-relay', async (channel) => {
       // Requests are mandatory: one whose queue is gone comes back at once.
       channel.on('return', (message: ConsumeMessage) => this.onReturned(message));
-      await channel.consume(DIRECT_REPLY_TO, (message) => message && this.onAnswer(message), { noAck: true });
+      await channel.assertExchange(options.replies, 'direct', { durable: true });
+      const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
+      await channel.bindQueue(queue, options.replies, queue);
+      await channel.consume(queue, (message) => message && this.onAnswer(message), { noAck: true });
+      this.answers = queue;
     });
   }
 
@@ -89,16 +99,19 @@ export class ListenRelay {
       const timer = setTimeout(() => this.settle(correlationId, { error: `ETIMEDOUT: no complete answer within ${this.timeoutMs} ms` }), this.timeoutMs);
       this.pending.set(correlationId, { resolve, timer });
     });
-    this.channel
-      .publish('', queue, Buffer.from(JSON.stringify({ headers, body: rawBody })), {
-        correlationId,
-        replyTo: DIRECT_REPLY_TO,
+    // The answer queue exists once the channel is set up; a request sent before waits for it.
+    (this.answers === undefined ? this.channel.waitForConnect() : Promise.resolve())
+      .then(() =>
+        this.channel.publish('', queue, Buffer.from(JSON.stringify({ headers, body: rawBody })), {
+          correlationId,
+          replyTo: this.answers,
         contentType: 'application/json',
         // Past the time limit nobody waits for the answer: the request is dropped, not sent late.
         expiration: String(this.timeoutMs),
-        mandatory: true,
-        timeout: this.timeoutMs,
-      })
+          mandatory: true,
+          timeout: this.timeoutMs,
+        }),
+      )
       .catch((error: unknown) => this.settle(correlationId, { error: `the listen session could not be reached: ${(error as Error).message}` }));
     const result = await answered;
     return { ...result, durationMs: Math.round(performance.now() - started) };

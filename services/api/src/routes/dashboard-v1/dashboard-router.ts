@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { Request } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { RpcMethod, RpcRequest } from '@feedback/contracts';
 import { memberAuth } from '../../auth/member-auth.js';
 import { answerOtherMethods } from '../../http/method-not-allowed.js';
@@ -33,8 +33,9 @@ function commandRequest(route: DashboardRoute, request: Request): RpcRequest<Rpc
 /** Every /dashboard/v1 route: public ones first, then the member session is required. */
 export function dashboardRouter(context: RouteContext): Router {
   const router = Router();
+  const noLimit: RequestHandler = (_request, _response, next) => next();
   const mount = (route: DashboardRoute) =>
-    router[route.method](route.path, async (request, response) => {
+    router[route.method](route.path, (route.limit && context.limits?.[route.limit]) || noLimit, async (request, response) => {
       const result = await context.rpc.call(route.command, commandRequest(route, request), { timeoutMs: context.dashboardTimeoutMs });
       if (route.status === 204) response.status(204).end();
       else response.status(route.status ?? 200).json(result);

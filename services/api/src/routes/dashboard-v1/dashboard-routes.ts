@@ -21,6 +21,8 @@ export interface DashboardRoute {
   body?: boolean;
   /** Path parameter name -> command field. */
   params?: Record<string, 'app_id' | 'member_id'>;
+  /** Counted before the command (RequestLimits): sign-ups per address, sign-ins per address and account. Default: none. */
+  limit?: 'signUp' | 'signIn';
   /**
    * Codes the command may answer, besides those of any route (a bad path, 429, 500, 503, and 401
    * `invalid_session` for a member route), for the OpenAPI document. Default: none.
@@ -35,9 +37,9 @@ const keyErrors = ['insufficient_role', 'not_found'] as const;
 const keyChangeErrors = [...keyErrors, 'propagation_unconfirmed'] as const;
 
 export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
-  { method: 'post', path: '/sign-up', command: 'authority.signUp', public: true, body: true, status: 201, errors: ['email_taken'],
+  { method: 'post', path: '/sign-up', command: 'authority.signUp', public: true, body: true, status: 201, errors: ['email_taken'], limit: 'signUp',
     summary: 'Creates a team on the Free plan and its Owner; answers a session.' },
-  { method: 'post', path: '/sign-in', command: 'authority.signIn', public: true, body: true, errors: ['invalid_credentials'],
+  { method: 'post', path: '/sign-in', command: 'authority.signIn', public: true, body: true, errors: ['invalid_credentials'], limit: 'signIn',
     summary: 'Answers a session for an email and password.' },
   { method: 'get', path: '/session', command: 'authority.getSession',
     summary: "The session: when the token sent expires, and the member (with their current role) and team as they are now." },

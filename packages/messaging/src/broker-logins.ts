@@ -1,0 +1,161 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createHash, randomBytes } from 'node:crypto';
+import { topologyNames } from './topology.js';
+
+/** The services that reach the broker, each with a login of its own. */
+export const BROKER_SERVICES = ['api', 'authority', 'webhook-worker'] as const;
+export type BrokerService = (typeof BROKER_SERVICES)[number];
+
+/** A routing-key rule on one topic exchange: the keys a login may publish with, and bind with. */
+export interface TopicPermission {
+  exchange: string;
+  write: string;
+  read: string;
+}
+
+/**
+ * What one login may do, as RabbitMQ takes it: three regular expressions over resource names
+ * (configure: declare and delete; write: publish to an exchange, bind a queue; read: consume a
+ * queue, bind from an exchange), and routing-key rules on the topic exchanges it uses.
+ */
+export interface BrokerPermissions {
+  configure: string;
+  write: string;
+  read: string;
+  topics: TopicPermission[];
+}
+
+/** A literal name as a regular expression. */
+const literal = (name: string) => name.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+/** A regular expression matching exactly these names. */
+const exactly = (names: readonly string[]) => (names.length === 0 ? '^$' : `^(${names.join('|')})$`);
+/** Server-named exclusive queues (the api's key-change queue, the authority's acknowledgements). */
+const SERVER_NAMED = 'amq\\.gen-.*';
+/**
+ * The default exchange reaches every queue by name. Only the services that answer RPC (over direct
+ * reply-to, which RabbitMQ routes through it) and the worker (its retry queues) write to it.
+ */
+const DEFAULT_EXCHANGE = 'amq\\.default';
+
+/**
+ * Each service's permissions under a namespace: its own queues, the exchanges it uses, and the
+ * routing keys it may publish and bind with on each topic exchange. The api, the only service
+ * facing the internet, cannot read any other service's queue, write to the default exchange, or
+ * publish `key.changed`.
+ */
+export function brokerPermissions(namespace = ''): Record<BrokerService, BrokerPermissions> {
+  const names = topologyNames(namespace);
+  const n = (name: string) => literal(name);
+  const authorityQueues = [names.rpcQueue('authority'), names.rpcQueue('authority', 'hot'), names.keyUsageQueue].map(n);
+  const workerQueues = [names.rpcQueue('webhook-worker'), names.workerDomainEventsQueue].map(n);
+  // Every delivery queue: the retry and throttle queues carry their delay in their names.
+  const deliveryQueues = `${n(`${names.namespace}webhooks.`)}.*`;
+  const rpcKeys = (...queues: string[]) => exactly(queues.map(n));
+  // A `listen` session's queue: declared and read by the api instance holding it.
+  const listenQueues = `${n(names.listenQueue(''))}.*`;
+  return {
+    api: {
+      configure: exactly([n(names.domainEvents), n(names.authorityEvents), n(names.rpcExchange), SERVER_NAMED, listenQueues]),
+      write: exactly([n(names.domainEvents), n(names.authorityEvents), n(names.rpcExchange), n(names.replies), SERVER_NAMED]),
+      read: exactly([n(names.authorityEvents), SERVER_NAMED, listenQueues]),
+      topics: [
+        { exchange: names.domainEvents, write: '.*', read: '^$' },
+        { exchange: names.authorityEvents, write: '^key\\.used$', read: '^key\\.changed$' },
+        {
+          exchange: names.rpcExchange,
+          write: rpcKeys(names.rpcQueue('authority'), names.rpcQueue('authority', 'hot'), names.rpcQueue('webhook-worker')),
+          read: '^$',
+        },
+      ],
+    },
+    authority: {
+      configure: exactly([...authorityQueues, n(names.authorityEvents), n(names.rpcExchange), n(names.replies), SERVER_NAMED]),
+      write: exactly([...authorityQueues, n(names.authorityEvents), n(names.rpcExchange), SERVER_NAMED, DEFAULT_EXCHANGE]),
+      read: exactly([...authorityQueues, n(names.authorityEvents), n(names.rpcExchange), n(names.replies), SERVER_NAMED]),
+      topics: [
+        { exchange: names.domainEvents, write: '^$', read: '^$' },
+        { exchange: names.authorityEvents, write: '^key\\.changed$', read: '^key\\.used$' },
+        { exchange: names.rpcExchange, write: rpcKeys(names.rpcQueue('webhook-worker')), read: rpcKeys(names.rpcQueue('authority'), names.rpcQueue('authority', 'hot')) },
+      ],
+    },
+    'webhook-worker': {
+      configure: exactly([...workerQueues, deliveryQueues, n(names.domainEvents), n(names.rpcExchange), n(names.replies), SERVER_NAMED]),
+      // The default exchange: RPC answers, and a listen session's requests to its api instance's queue.
+      write: exactly([...workerQueues, deliveryQueues, n(names.rpcExchange), SERVER_NAMED, DEFAULT_EXCHANGE]),
+      read: exactly([...workerQueues, deliveryQueues, n(names.domainEvents), n(names.rpcExchange), n(names.replies), SERVER_NAMED]),
+      topics: [
+        { exchange: names.domainEvents, write: '^$', read: '.*' },
+        { exchange: names.authorityEvents, write: '^$', read: '^$' },
+        // The hot lane for the authority's public keys, which verify the grants endpoint commands carry.
+        { exchange: names.rpcExchange, write: rpcKeys(names.rpcQueue('authority'), names.rpcQueue('authority', 'hot')), read: rpcKeys(names.rpcQueue('webhook-worker')) },
+      ],
+    },
+  };
+}
+
+/** The rabbitmqctl commands that make a service's login, or set its password and permissions again. */
+export function brokerLoginCommands(options: { service: BrokerService; user: string; password: string; namespace?: string; vhost?: string }): string[][] {
+  const vhost = options.vhost ?? '/';
+  const permissions = brokerPermissions(options.namespace)[options.service];
+  return [
+    ['add_user', options.user, options.password],
+    ['change_password', options.user, options.password],
+    ['set_permissions', '--vhost', vhost, options.user, permissions.configure, permissions.write, permissions.read],
+    ...permissions.topics.map((topic) => ['set_topic_permissions', '--vhost', vhost, options.user, topic.exchange, topic.write, topic.read]),
+  ];
+}
+
+const run = promisify(execFile);
+
+/**
+ * Makes (or updates) the services' logins with rabbitmqctl, which must reach the broker (run
+ * where it runs, as root or its own user). For local runs and tests: production sets logins up
+ * once, with `infra/rabbitmq/service-logins.sh`.
+ */
+export async function applyBrokerLogins(
+  logins: Array<{ service: BrokerService; user: string; password: string }>,
+  options: { namespace?: string; vhost?: string; rabbitmqctl?: string } = {},
+): Promise<void> {
+  const rabbitmqctl = options.rabbitmqctl ?? 'rabbitmqctl';
+  await Promise.all(
+    logins.map(async (login) => {
+      for (const args of brokerLoginCommands({ ...login, namespace: options.namespace, vhost: options.vhost })) {
+        // The user exists already on a second run: the password and permissions are set again below.
+        if (args[0] === 'add_user') await run(rabbitmqctl, ['-q', ...args]).catch(() => undefined);
+        else await run(rabbitmqctl, ['-q', ...args]);
+      }
+    }),
+  );
+}
+
+/** Deletes logins made by applyBrokerLogins (a test run's). */
+export async function deleteBrokerLogins(users: readonly string[], options: { rabbitmqctl?: string } = {}): Promise<void> {
+  await Promise.all(users.map((user) => run(options.rabbitmqctl ?? 'rabbitmqctl', ['-q', 'delete_user', user]).catch(() => undefined)));
+}
+
+/**
+ * A password as RabbitMQ's definitions file keeps it (`rabbit_password_hashing_sha256`): four
+ * random bytes of salt, then SHA-256 of the salt and the password, in base64.
+ */
+export function rabbitPasswordHash(password: string, salt: Buffer = randomBytes(4)): string {
+  return Buffer.concat([salt, createHash('sha256').update(Buffer.concat([salt, Buffer.from(password, 'utf8')])).digest()]).toString('base64');
+}
+
+/**
+ * A RabbitMQ definitions document with the services' logins and their permissions, for a broker
+ * that loads definitions at boot (the Compose file's). No other user is made: `guest` is gone.
+ */
+export function brokerDefinitions(logins: Array<{ service: BrokerService; user: string; password: string }>, options: { namespace?: string; vhost?: string } = {}) {
+  const vhost = options.vhost ?? '/';
+  const permissions = brokerPermissions(options.namespace);
+  return {
+    vhosts: [{ name: vhost }],
+    users: logins.map((login) => ({ name: login.user, password_hash: rabbitPasswordHash(login.password), hashing_algorithm: 'rabbit_password_hashing_sha256', tags: [] })),
+    permissions: logins.map((login) => {
+      const { configure, write, read } = permissions[login.service];
+      return { user: login.user, vhost, configure, write, read };
+    }),
+    topic_permissions: logins.flatMap((login) => permissions[login.service].topics.map((topic) => ({ user: login.user, vhost, ...topic }))),
+  };
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from '@jest/globals';
+import { RpcError } from '@feedback/messaging';
+import type { RpcClient } from '@feedback/messaging';
+import { SessionKeys } from './member-auth.js';
+import { SecretKeyVerifier } from './secret-key-verifier.js';
+
+const identity = { key_id: 'k1', app: { id: 1, public_key: 'pk_live_x' }, team_id: 't1', plan: 'pro' as const, scopes: [], full_access: false };
+
+/** An authority that answers every key check with `answer`, counting the calls. */
+function authority(answer: () => unknown) {
+  const calls = { count: 0 };
+  const rpc = {
+    call: async () => {
+      calls.count += 1;
+      return answer();
+    },
+  } as unknown as RpcClient;
+  return { rpc, calls };
+}
+
+describe('SecretKeyVerifier', () => {
+  it('caches nothing looked up before this instance hears key changes, though its lease is confirmed', async () => {
+    const { rpc, calls } = authority(() => identity);
+    let listening = false;
+    const verifier = new SecretKeyVerifier(rpc, () => Date.now() + 60_000, {}, () => listening);
+    await verifier.verify('a'.repeat(64));
+    await verifier.verify('a'.repeat(64));
+    expect(calls.count).toBe(2);
+    listening = true;
+    await verifier.verify('a'.repeat(64));
+    await verifier.verify('a'.repeat(64));
+    expect(calls.count).toBe(3);
+  });
+
+  it('caches no refusal of a revoked key looked up before its lease was confirmed, so a restore made meanwhile holds', async () => {
+    const { rpc, calls } = authority(() => {
+      throw new RpcError('revoked_key', 'The key is revoked.');
+    });
+    let trustedUntil = Number.NEGATIVE_INFINITY;
+    const verifier = new SecretKeyVerifier(rpc, () => trustedUntil);
+    await expect(verifier.verify('b'.repeat(64))).rejects.toMatchObject({ code: 'revoked_key' });
+    trustedUntil = Date.now() + 60_000;
+    await expect(verifier.verify('b'.repeat(64))).rejects.toMatchObject({ code: 'revoked_key' });
+    expect(calls.count).toBe(2);
+  });
+});
+
+describe('SessionKeys', () => {
+  it('fetches the authority\'s public keys again once they are ten minutes old, not only when a token names another', async () => {
+    let now = 0;
+    const { rpc, calls } = authority(() => ({ keys: [] }));
+    const keys = new SessionKeys(rpc, 600_000, () => now);
+    await keys.get();
+    now += 599_000;
+    await keys.get();
+    expect(calls.count).toBe(1);
+    now += 2_000;
+    await keys.get();
+    expect(calls.count).toBe(2);
+  });
+});
