@@ -138,7 +138,9 @@ describe('FeedbackClient', () => {
     const client = new FeedbackClient({ secretKey, baseUrl: 'http://127.0.0.1:9', maxRetries: 1 });
     const failure = await client.suggestions.list().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(FeedbackConnectionError);
-    expect((failure as FeedbackConnectionError).code).toBe('ECONNREFUSED');
+    // From Node 24.20, got's retry after a refused connection fails with this code instead
+    // (sindresorhus/got#2469, fixed only in got 16, which needs Node 22): still a connection error.
+    expect(['ECONNREFUSED', 'ERR_SOCKET_CLOSED_BEFORE_CONNECTION']).toContain((failure as FeedbackConnectionError).code);
   });
 
   it('iterates every item of every page, following next_cursor until it is null', async () => {
