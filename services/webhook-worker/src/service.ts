@@ -85,7 +85,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   const recoverer = new Recoverer({ pool, publisher, queues, logger, inFlight: config.recoverInFlight });
   const recoveries = recoveryCommands(prisma, logger, () => recoverer.wake());
   const pauses = pauseCommands(prisma, logger);
-  const listenSessions = listenSessionCommands(prisma, secrets, logger);
+  const listenSessions = listenSessionCommands(prisma, secrets, logger, names.listenQueue(''));
   // Endpoint commands act only on the authority's signed grant, never on the api's word alone.
   const authorityKeys = new AuthorityKeys(async () => (await authority.call('authority.getSessionKeys', {})) as never);
   const rpc = serveRpc(broker, logger, {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -7,7 +8,7 @@ import { eventually } from '@feedback/test-support';
 import { verify } from '@feedback/webhook-signature';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
-import { startSystem } from './system.js';
+import { connectRpcCaller, startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
 import { DashboardSession, listen, trigger } from '../../../packages/cli/src/index.js';
 
@@ -149,4 +150,42 @@ describe('feedback listen', () => {
     expect(plain.status).toBe(426);
     expect(plain.body).toMatchObject({ error: 'upgrade_required' });
   }, 30_000);
+});
+
+describe('listen sessions at the worker', () => {
+  /** What the api sends the worker to open a session, with a grant the authority really signed. */
+  async function openRequest(queue: string) {
+    const rpc = await connectRpcCaller(system, { name: 'as-the-api', timeoutMs: 5000 });
+    const granted = await rpc.call('authority.authorizeWebhookManagement', { app_id: appId, session: owner.token });
+    const owned = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, grant: granted.grant };
+    const open = () => rpc.call('webhook-worker.openListenSession', { owner: owned, queue, events: ['suggestion.created'], member_name: 'Olive' });
+    return { rpc, open };
+  }
+  const sessionQueue = () => `${system.namespace}api.listen.${randomUUID()}`;
+
+  it("refuses a queue that is not a listen session's, so that no caller can aim signed events at the worker's own queues", async () => {
+    const { rpc, open } = await openRequest(`${system.namespace}webhooks.deliver`);
+    try {
+      await expect(open()).rejects.toMatchObject({ code: 'contract_violation' });
+    } finally {
+      await rpc.close();
+    }
+  });
+
+  it('keeps a team to five open sessions, since each event fans out to every one', async () => {
+    const opened: string[] = [];
+    const rpc = await connectRpcCaller(system, { name: 'as-the-api', timeoutMs: 5000 });
+    try {
+      const granted = await rpc.call('authority.authorizeWebhookManagement', { app_id: appId, session: owner.token });
+      const owned = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, grant: granted.grant };
+      const open = () => rpc.call('webhook-worker.openListenSession', { owner: owned, queue: sessionQueue(), events: ['suggestion.created'], member_name: 'Olive' });
+      for (let session = 0; session < 5; session += 1) opened.push((await open()).endpoint_id);
+      await expect(open()).rejects.toMatchObject({ code: 'plan_limit_reached' });
+      await rpc.call('webhook-worker.closeListenSession', { owner: owned, endpoint_id: opened.pop()! });
+      opened.push((await open()).endpoint_id);
+      for (const endpoint_id of opened) await rpc.call('webhook-worker.closeListenSession', { owner: owned, endpoint_id });
+    } finally {
+      await rpc.close();
+    }
+  });
 });
