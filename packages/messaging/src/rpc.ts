@@ -62,6 +62,8 @@ export class RpcClientClosedError extends RpcTimeoutError {
 }
 
 const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
+/** What RabbitMQ turns a caller's `amq.rabbitmq.reply-to` into on the way: its reply address. */
+const DIRECT_REPLY_TO_ADDRESS = `${DIRECT_REPLY_TO}.`;
 
 /**
  * Our headers on a request: how long its caller waits for the answer (milliseconds), and when it
@@ -227,8 +229,11 @@ export function serveRpc(
     const known = Object.hasOwn(handlers, method);
     duration?.observe({ method: known ? method : 'unknown', outcome: reply.ok ? 'ok' : reply.error.code }, Number(process.hrtime.bigint() - started) / 1e9);
     try {
-      if (message.properties.replyTo) {
-        channel.sendToQueue(message.properties.replyTo as string, Buffer.from(JSON.stringify(reply)), {
+      // Answers go to the caller's direct reply-to address only. Any other name would have this
+      // service write through the default exchange into a queue the caller may not write to.
+      const replyTo = message.properties.replyTo as string | undefined;
+      if (replyTo?.startsWith(DIRECT_REPLY_TO_ADDRESS)) {
+        channel.sendToQueue(replyTo, Buffer.from(JSON.stringify(reply)), {
           correlationId: message.properties.correlationId as string,
           contentType: 'application/json',
         });

@@ -73,6 +73,33 @@ describe('broker logins', () => {
     expect(await asService('api', (channel) => channel.consume(names.rpcQueue('webhook-worker'), () => undefined))).toBe(403);
   });
 
+  it("has no service answer an RPC request into a queue the caller names: the api cannot make the worker write to its own queues", async () => {
+    // The abandoned deliveries' queue: nothing consumes it, so what reaches it stays to be counted.
+    const abandoned = `${system.namespace}webhooks.abandoned`;
+    const inspect = await amqplib.connect(system.amqpUrls['webhook-worker']);
+    try {
+      const queued = async () => (await (await inspect.createChannel()).checkQueue(abandoned)).messageCount;
+      const before = await queued();
+      // Two requests the worker answers at once: the first with `replyTo` naming that queue, then one with a proper reply address. Once the second is answered, so is the first.
+      const requests = async (channel: amqplib.ConfirmChannel) => {
+        const answered = new Promise<void>((resolve) => void channel.consume('amq.rabbitmq.reply-to', () => resolve(), { noAck: true }));
+        const send = (replyTo: string) =>
+          new Promise<void>((resolve, reject) =>
+            channel.publish(names.rpcExchange, names.rpcQueue('webhook-worker'), Buffer.from('{}'), { type: 'webhook-worker.getEndpoint', replyTo, correlationId: replyTo }, (error) =>
+              error ? reject(error) : resolve(),
+            ),
+          );
+        await send(abandoned);
+        await send('amq.rabbitmq.reply-to');
+        await answered;
+      };
+      expect(await asService('api', requests)).toBe('ok');
+      expect(await queued()).toBe(before);
+    } finally {
+      await inspect.close();
+    }
+  });
+
   it("refuses the api's login a key change: only the authority says a key is revoked or restored", async () => {
     expect(await asService('api', publish(names.authorityEvents, 'key.changed'))).toBe(403);
     expect(await asService('authority', publish(names.authorityEvents, 'key.changed'))).toBe('ok');
