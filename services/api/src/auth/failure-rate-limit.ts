@@ -15,12 +15,13 @@ export interface FailureRateLimitOptions {
 
 /**
  * Slows down key and password guessing, per client address (IPv6 by its /64). Each request that
- * may be a guess is counted before it is answered, and given back once its answer is neither 401
- * nor 429:
- * guesses sent at the same moment count as they arrive, not once answered. An address past the
- * limit gets 429 with Retry-After until its window ends, unless the request is `notAGuess`, which
- * is neither blocked nor counted. The count is shared by every api instance (PostgreSQL); each
- * surface has its own.
+ * may be a guess is counted before it is answered, and given back unless its answer is 401.
+ * Guesses sent at the same moment count as they arrive, not once answered. An address past the
+ * limit gets 429 with Retry-After, unless the request is `notAGuess`, which is neither refused nor
+ * counted. The count is shared by every api instance (PostgreSQL); each surface has its own.
+ *
+ * The limit also bounds an address's unrecognised requests in flight at once. A burst of honest
+ * ones past it is refused only while it lasts, since their counts come back as they are answered.
  */
 export function failureRateLimit(failures: SharedLimit, options: FailureRateLimitOptions = {}): RequestHandler {
   return async (request, response, next) => {
@@ -31,12 +32,13 @@ export function failureRateLimit(failures: SharedLimit, options: FailureRateLimi
     } catch (error) {
       return next(error);
     }
-    response.on('finish', () => {
-      // Asked once the answer is made: a key found revoked by this very request is no guess. A
-      // refusal for a limit (429) stays counted: a client that floods is blocked here too, from
-      // memory, at no query per request.
-      const refused = response.statusCode === 401 || response.statusCode === 429;
-      if (!refused || options.notAGuess?.(request)) void failures.giveBack(client);
+    // On close, which a client that hung up first also gives: only a 401 stays counted. A 429 met
+    // further on is another limit's (sign-ups, or the authority's full password hashing), not a
+    // failed authentication. Asked once the answer is made: a key found revoked by this very
+    // request is no guess.
+    response.on('close', () => {
+      const failed = response.headersSent && response.statusCode === 401;
+      if (!failed || options.notAGuess?.(request)) void failures.giveBack(client);
     });
     next();
   };

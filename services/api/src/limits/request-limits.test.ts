@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import { createLogger } from '@feedback/logging';
-import { createMigratedTestDatabase } from '@feedback/test-support';
+import { createMigratedTestDatabase, eventually } from '@feedback/test-support';
 import type { MigratedTestDatabase } from '@feedback/test-support';
 import request from 'supertest';
 import winston from 'winston';
@@ -107,8 +107,8 @@ describe('SharedLimit', () => {
 });
 
 describe('failureRateLimit', () => {
-  it('gives back a request answered well, and keeps counting refusals, 401 and 429 alike', async () => {
-    const failures = new SharedLimit(database.pool, { name: 'failures-probe', points: 3, durationSeconds: 60 });
+  /** An app behind the limit whose route answers the status its path names, after `delayMs`. */
+  function limitedApp(failures: SharedLimit) {
     const app = express();
     app.set('trust proxy', 'loopback');
     app.use((incoming, _response, next) => {
@@ -116,14 +116,32 @@ describe('failureRateLimit', () => {
       next();
     });
     app.use(failureRateLimit(failures));
-    app.get('/:status', (incoming, response) => void response.status(Number(incoming.params['status'])).json({}));
+    app.get('/:status', (incoming, response) => {
+      const delayMs = Number(incoming.query['delayMs'] ?? 0);
+      setTimeout(() => void response.status(Number(incoming.params['status'])).json({}), delayMs);
+    });
     app.use(errorHandler);
-    const from = (address: string, status: number) => request(app).get(`/${status}`).set('x-forwarded-for', address);
+    return (address: string, status: number, delayMs = 0) => request(app).get(`/${status}?delayMs=${delayMs}`).set('x-forwarded-for', address);
+  }
+
+  it("gives back a request answered well, or refused by another limit, and keeps counting 401s", async () => {
+    const from = limitedApp(new SharedLimit(database.pool, { name: 'failures-probe', points: 3, durationSeconds: 60 }, 9));
     for (let n = 0; n < 5; n += 1) expect((await from('192.0.2.1', 200)).status).toBe(200);
     expect((await from('192.0.2.2', 401)).status).toBe(401);
+    // Another limit's refusal, such as the authority's full password hashing: no failed authentication.
     expect((await from('192.0.2.2', 429)).status).toBe(429);
+    expect((await from('192.0.2.2', 401)).status).toBe(401);
     expect((await from('192.0.2.2', 401)).status).toBe(401);
     const refused = await from('192.0.2.2', 200);
     expect([refused.status, refused.body.error]).toEqual([429, 'rate_limited']);
+  });
+
+  it('refuses a burst of honest requests past the limit only while it lasts', async () => {
+    const from = limitedApp(new SharedLimit(database.pool, { name: 'burst-probe', points: 3, durationSeconds: 60 }, 9));
+    const burst = await Promise.all(Array.from({ length: 5 }, () => from('192.0.2.3', 200, 300)));
+    expect(burst.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 429, 429]);
+    // Each answered well gives its count back as its answer ends: the address is not refused for
+    // the rest of the window, only until those give-backs are written.
+    await eventually(async () => ((await from('192.0.2.3', 200)).status === 200 ? true : undefined), { what: 'a request after the burst to pass', timeoutMs: 5000 });
   });
 });

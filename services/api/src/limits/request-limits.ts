@@ -28,7 +28,7 @@ const MAX_ACCOUNT_BLOCK_SECONDS = 24 * 3600;
 /** The client's address as limits count it: IPv6 by its /64. */
 export const clientOf = (request: Request) => clientAddressKey(request.ip);
 
-/** An account as the limits table keys it: its email, normalised and hashed, so no address is stored there. */
+/** An account as the limits table keys it: its email, normalised and hashed. The email is not stored as it is; a guess can still be tested against it. */
 const accountKey = (email: unknown) => createHash('sha256').update(String(email ?? '').trim().toLowerCase()).digest('hex');
 
 /**
@@ -48,8 +48,11 @@ export class RequestLimits {
 
   constructor(pool: pg.Pool, options: RequestLimitsOptions) {
     const limit = (name: string, points: number, durationSeconds: number) => new SharedLimit(pool, { name, points, durationSeconds });
-    this.apiFailures = limit('auth-failures-api', options.authFailuresPerMinute, 60);
-    this.dashboardFailures = limit('auth-failures-dashboard', options.authFailuresPerMinute, 60);
+    // Their counts are given back once a request turns out no guess. Refused from memory only at
+    // three times the limit: a flood, not a burst of honest requests sent at the same moment.
+    const failureLimit = (name: string) => new SharedLimit(pool, { name, points: options.authFailuresPerMinute, durationSeconds: 60 }, options.authFailuresPerMinute * 3);
+    this.apiFailures = failureLimit('auth-failures-api');
+    this.dashboardFailures = failureLimit('auth-failures-dashboard');
     this.signUps = limit('sign-ups', options.signUpsPerHour, 3600);
     this.signInsByAddress = limit('sign-ins', options.signInsPerAddressPerMinute, 60);
     this.signInsByAccount = limit('sign-in-failures', options.signInFailuresPerAccount, ACCOUNT_WINDOW_SECONDS);

@@ -29,6 +29,13 @@ export class SharedLimit {
   constructor(
     pool: pg.Pool,
     readonly rule: LimitRule,
+    /**
+     * How far past its limit a key is counted before this instance refuses it from memory for
+     * the rest of its window. A count given back lowers nothing once the key is refused from
+     * memory: a limit whose counts are given back sets this well past its points. Default:
+     * the limit's points plus one.
+     */
+    memoryBlockAfter = rule.points + 1,
   ) {
     this.limiter = new RateLimiterPostgres({
       storeClient: pool,
@@ -44,7 +51,7 @@ export class SharedLimit {
       insuranceLimiter: new RateLimiterMemory({ keyPrefix: rule.name, points: rule.points, duration: rule.durationSeconds }),
       // A key past its limit is refused from memory until its window ends: a flood from it costs
       // this instance no query per request.
-      inMemoryBlockOnConsumed: rule.points + 1,
+      inMemoryBlockOnConsumed: memoryBlockAfter,
     });
   }
 
