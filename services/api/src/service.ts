@@ -25,7 +25,9 @@ import { outboxMetrics } from './outbox/outbox-metrics.js';
 import { pruneOutbox } from './outbox/prune-outbox.js';
 import { OutboxRelay } from './outbox/relay.js';
 import type { RouteContext } from './routes/route-context.js';
+import { sessionKeys } from './auth/member-auth.js';
 import { ListenHub } from './listen/listen-hub.js';
+import proxyAddr from 'proxy-addr';
 
 export interface ApiService {
   /** Where the HTTP server listens, e.g. http://127.0.0.1:3000. */
@@ -84,9 +86,11 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     widgetRequestsPerAddressPerMinute: config.widgetAddressLimit,
     widgetRequestsPerKeyPerMinute: config.widgetKeyLimit,
   });
+  const keysOfSessions = sessionKeys(rpc);
   const routeContext: RouteContext = {
     prisma,
     rpc,
+    sessionKeys: keysOfSessions,
     outboxRelay,
     links: { dashboardUrl: config.dashboardUrl, docsUrl: config.docsUrl },
     dashboardTimeoutMs: config.dashboardRpcTimeoutMs,
@@ -122,8 +126,19 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   });
   const server: Server = app.listen(config.port);
   await once(server, 'listening');
-  // `feedback listen` sessions: WebSocket upgrades of the dashboard's listen route.
-  const listenHub = new ListenHub({ broker, rpc, names, logger, timeoutMs: config.dashboardRpcTimeoutMs });
+  // `feedback listen` sessions: WebSocket upgrades of the dashboard's listen route, on instances
+  // that serve the dashboard; the others answer an upgrade 404, as any route they do not serve.
+  const listenHub = new ListenHub({
+    broker,
+    rpc,
+    names,
+    logger,
+    timeoutMs: config.dashboardRpcTimeoutMs,
+    sessionKeys: keysOfSessions,
+    failures: limits.dashboardFailures,
+    clientAddressOf: (request) => proxyAddr(request, app.get('trust proxy fn') as (address: string, hop: number) => boolean),
+    served: config.surfaces.includes('dashboard'),
+  });
   listenHub.attach(server);
   // Metrics on a port of their own, beside the public one: they describe the service's load.
   const operationsServer = await startHealthServer({ port: config.metricsPort, lifecycle, checks: readiness, metrics });

@@ -15,7 +15,8 @@ import { ListenRelay, routingSender } from './outbound/listen-relay.js';
 import { pruneDeliveries, pruneReceivedEvents } from './deliveries/prune-delivery-history.js';
 import { WebhookMetrics } from './deliveries/webhook-metrics.js';
 import { WebhookSender } from './outbound/webhook-sender.js';
-import { AuthorityKeys, requiringGrants } from './access/management-grants.js';
+import { AuthorityKeys } from '@feedback/authority-keys';
+import { requiringGrants } from './access/management-grants.js';
 import { endpointCommands } from './endpoints/endpoint-commands.js';
 import { signingSecretResealing } from './endpoints/reseal-signing-secrets.js';
 import { SecretBox } from './endpoints/signing-secrets.js';
@@ -113,7 +114,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       'webhook-worker.listWebhookAudit': pauses.audit,
       'webhook-worker.openListenSession': listenSessions.open,
       'webhook-worker.closeListenSession': listenSessions.close,
-    }),
+    }, ['webhook-worker.countTeamEndpoints']),
   });
   const health = new EndpointHealth({ pool, logger, flushMs: config.healthFlushMs });
   const store = new AttemptStore(pool, { recordGatherMs: config.recordGatherMs, onRecorded: (outcomes) => health.note(outcomes) });

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -150,6 +150,45 @@ describe('feedback listen', () => {
     expect(plain.status).toBe(426);
     expect(plain.body).toMatchObject({ error: 'upgrade_required' });
   }, 30_000);
+});
+
+/** A WebSocket upgrade of the listen address with `token`, from `address`: the status it is answered. */
+function upgradeStatus(token: string, address: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(`${url()}/dashboard/v1/apps/${appId}/webhooks/listen`);
+    const upgrade = request(target, {
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': randomBytes(16).toString('base64'),
+        Authorization: `Bearer ${token}`,
+        'X-Forwarded-For': address,
+      },
+    });
+    upgrade.on('response', (answer) => {
+      answer.resume();
+      resolve(answer.statusCode ?? 0);
+    });
+    upgrade.on('upgrade', (_answer, socket) => {
+      socket.destroy();
+      resolve(101);
+    });
+    upgrade.on('error', reject);
+    upgrade.end();
+  });
+}
+
+describe('the listen address', () => {
+  it("refuses a token it cannot verify itself, counted against the address's failed authentications like any dashboard request", async () => {
+    const forged = `${owner.token.split('.').slice(0, 2).join('.')}.${'A'.repeat(86)}`;
+    const answers: number[] = [];
+    for (let attempt = 0; attempt < 31; attempt += 1) answers.push(await upgradeStatus(forged, '198.51.100.7'));
+    expect(answers.slice(0, 30).every((status) => status === 401)).toBe(true);
+    expect(answers[30]).toBe(429);
+    // Another address is not refused.
+    expect(await upgradeStatus(forged, '198.51.100.8')).toBe(401);
+  });
 });
 
 describe('listen sessions at the worker', () => {

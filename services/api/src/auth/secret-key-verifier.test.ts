@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { RpcError } from '@feedback/messaging';
 import type { RpcClient } from '@feedback/messaging';
-import { SessionKeys } from './member-auth.js';
 import { SecretKeyVerifier } from './secret-key-verifier.js';
 
 const identity = { key_id: 'k1', app: { id: 1, public_key: 'pk_live_x' }, team_id: 't1', plan: 'pro' as const, scopes: [], full_access: false };
@@ -41,21 +40,6 @@ describe('SecretKeyVerifier', () => {
     await expect(verifier.verify('b'.repeat(64))).rejects.toMatchObject({ code: 'revoked_key' });
     trustedUntil = Date.now() + 60_000;
     await expect(verifier.verify('b'.repeat(64))).rejects.toMatchObject({ code: 'revoked_key' });
-    expect(calls.count).toBe(2);
-  });
-});
-
-describe('SessionKeys', () => {
-  it('fetches the authority\'s public keys again once they are ten minutes old, not only when a token names another', async () => {
-    let now = 0;
-    const { rpc, calls } = authority(() => ({ keys: [] }));
-    const keys = new SessionKeys(rpc, 600_000, () => now);
-    await keys.get();
-    now += 599_000;
-    await keys.get();
-    expect(calls.count).toBe(1);
-    now += 2_000;
-    await keys.get();
     expect(calls.count).toBe(2);
   });
 });

@@ -4,12 +4,17 @@ import type { Duplex } from 'node:stream';
 import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { decodeJwt } from 'jose';
 import { WebSocket, WebSocketServer } from 'ws';
+import { AuthorityKeysUnavailable } from '@feedback/authority-keys';
+import type { AuthorityKeys } from '@feedback/authority-keys';
 import { EVENT_NAMES } from '@feedback/contracts';
 import type { EventName } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
 import { RpcError, RpcTimeoutError } from '@feedback/messaging';
 import type { Broker, ChannelWrapper, RpcClient, TopologyNames } from '@feedback/messaging';
+import { invalidSession } from '../auth/member-auth.js';
 import { ApiError, ERROR_STATUS } from '../http/api-error.js';
+import { clientAddressKey } from '../limits/client-address.js';
+import type { SharedLimit } from '../limits/shared-limit.js';
 import { recordId } from '../product/request-schemas.js';
 
 /** Where the tool connects: `/dashboard/v1/apps/{appId}/webhooks/listen`. */
@@ -18,11 +23,22 @@ const LISTEN_PATH = /^\/dashboard\/v1\/apps\/([^/]+)\/webhooks\/listen$/;
 /** A session's queue outlives a broker reconnect of its api instance, not the instance: unused this long, the broker deletes it. */
 const QUEUE_EXPIRES_MS = 60_000;
 
+/** Requests of one session waiting for the tool's answer, at most: the worker's prefetch is far below. */
+const MAX_WAITING = 1000;
+
 export interface ListenHubOptions {
   broker: Broker;
   rpc: RpcClient;
   names: TopologyNames;
   logger: Logger;
+  /** The authority's keys: a token is checked here first, so junk never reaches the authority. */
+  sessionKeys: AuthorityKeys;
+  /** The dashboard's failed-authentication count, which an upgrade's refusals go to as well. */
+  failures: SharedLimit;
+  /** The client's address, as Express finds it behind the proxies `TRUST_PROXY` names. */
+  clientAddressOf: (request: IncomingMessage) => string | undefined;
+  /** Whether this instance serves the dashboard (`SURFACES`); if not, every upgrade is 404. */
+  served: boolean;
   /** Time limit of the calls to the authority and the worker. */
   timeoutMs: number;
   /**
@@ -43,7 +59,7 @@ interface Session {
   endpointId?: string;
   /** The member's latest session token: the tool sends each renewal. */
   token: string;
-  /** Requests sent to the tool and not yet answered: their reply address. */
+  /** Requests sent to the tool and not yet answered: their reply address, oldest first. */
   waiting: Map<string, { replyTo: string; correlationId: string }>;
   timers: NodeJS.Timeout[];
   closed: boolean;
@@ -80,6 +96,7 @@ function asApiError(error: unknown): ApiError {
 export class ListenHub {
   private readonly server = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   private readonly sessions = new Set<Session>();
+  private stopped = false;
 
   constructor(private readonly options: ListenHubOptions) {}
 
@@ -95,21 +112,48 @@ export class ListenHub {
     });
   }
 
+  /**
+   * An upgrade is checked as any dashboard request: counted against its address's failed
+   * authentications before the work, its token checked here before the authority is asked.
+   */
   private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const match = LISTEN_PATH.exec(url.pathname);
-    if (!match) throw new ApiError('not_found', 'No WebSocket is served here.');
-    const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (!token) throw new ApiError('invalid_session', 'Sign in again: the session is missing, expired or invalid.', {}, { 'WWW-Authenticate': 'Bearer realm="dashboard"' });
-    const appId = recordId(match[1]);
-    const events = this.eventsOf(url.searchParams.getAll('events'));
-    // The authority verifies the token itself, its session live, and the member's role.
-    const granted = await this.options.rpc.call('authority.authorizeWebhookManagement', { app_id: appId, session: token }, { timeoutMs: this.options.timeoutMs });
-    const owner = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, grant: granted.grant };
-    if (owner.plan === 'free') throw new ApiError('plan_limit_reached', 'Webhooks are not included in the Free plan. Upgrade to Starter or Pro.');
-    const memberName = String(decodeJwt(token)['name'] ?? 'a member');
-    const socketOpen = await new Promise<WebSocket>((resolve) => this.server.handleUpgrade(request, socket, head, resolve));
-    await this.open(socketOpen, { owner, token, events, memberName });
+    if (!match || !this.options.served) throw new ApiError('not_found', 'No WebSocket is served here.');
+    if (this.stopped) throw new ApiError('service_unavailable', 'This server is stopping. Connect again.', {}, { 'Retry-After': '1' });
+    const client = clientAddressKey(this.options.clientAddressOf(request));
+    await this.options.failures.take(client, 'Too many failed authentication attempts. Wait before retrying.');
+    let failed = true;
+    try {
+      const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+      if (!token) throw invalidSession();
+      await this.options.sessionKeys.verify(token, { issuer: 'authority', audience: 'dashboard', algorithms: ['EdDSA'] }).catch((error: unknown) => {
+        if (!(error instanceof AuthorityKeysUnavailable)) throw invalidSession();
+        failed = false;
+        throw new ApiError('service_unavailable', 'Sessions cannot be checked right now. Retry shortly.', {}, { 'Retry-After': '1' });
+      });
+      const appId = recordId(match[1]);
+      const events = this.eventsOf(url.searchParams.getAll('events'));
+      // The authority verifies the token itself, its session live, and the member's role.
+      const granted = await this.options.rpc
+        .call('authority.authorizeWebhookManagement', { app_id: appId, session: token }, { timeoutMs: this.options.timeoutMs })
+        .catch((error: unknown) => {
+          failed = error instanceof RpcError && error.code === 'session_invalid';
+          throw error;
+        });
+      failed = false;
+      const owner = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, grant: granted.grant };
+      if (owner.plan === 'free') throw new ApiError('plan_limit_reached', 'Webhooks are not included in the Free plan. Upgrade to Starter or Pro.');
+      const memberName = String(decodeJwt(token)['name'] ?? 'a member');
+      const socketOpen = await new Promise<WebSocket>((resolve) => this.server.handleUpgrade(request, socket, head, resolve));
+      // Upgraded, the socket speaks WebSocket: a failure from here closes it with a code.
+      await this.open(socketOpen, { owner, token, events, memberName }).catch((error: unknown) => {
+        this.options.logger.error('listen session could not start', { error });
+        socketOpen.close(1011, 'internal_error');
+      });
+    } finally {
+      if (!failed) void this.options.failures.giveBack(client);
+    }
   }
 
   private eventsOf(raw: string[]): EventName[] {
@@ -133,6 +177,8 @@ export class ListenHub {
       await channel.consume(queue, (message) => message && this.onRequest(session, message), { noAck: true });
     });
     await session.channel.waitForConnect();
+    // The tool may have gone while the queue was made: close() has run and found no session to end.
+    if (session.closed) return;
     try {
       const opened = await this.options.rpc.call(
         'webhook-worker.openListenSession',
@@ -140,6 +186,11 @@ export class ListenHub {
         { timeoutMs: this.options.timeoutMs },
       );
       session.endpointId = opened.endpoint_id;
+      if (session.closed) {
+        // Closed while the worker opened it: close() could not name it, so it is ended here.
+        await this.endAtWorker(session);
+        return;
+      }
       // The secret crosses the connection once, to the tool that prints it.
       this.send(session, { type: 'ready', endpoint_id: opened.endpoint_id, signing_secret: opened.signing_secret, events: start.events });
       logger.info('listen session opened', { endpointId: opened.endpoint_id, appId: start.owner.app_id });
@@ -164,8 +215,13 @@ export class ListenHub {
     const recheck = setInterval(() => {
       this.options.rpc
         .call('authority.authorizeWebhookManagement', { app_id: session.owner.app_id, session: session.token }, { timeoutMs: this.options.timeoutMs })
-        // A fresh grant, for the session's close.
-        .then((granted) => (session.owner = { ...session.owner, plan: granted.plan, grant: granted.grant }))
+        .then((granted) => {
+          // A fresh grant, for the session's close.
+          session.owner = { ...session.owner, plan: granted.plan, grant: granted.grant };
+          if (granted.plan !== 'free') return;
+          this.send(session, { type: 'error', error: 'plan_limit_reached', message: 'The team moved to the Free plan, which includes no webhooks.' });
+          session.socket.close(4403, 'plan_limit_reached');
+        })
         .catch((error: unknown) => {
           // A service that did not answer says nothing about the member: checked again next time.
           if (!(error instanceof RpcError)) return;
@@ -193,6 +249,8 @@ export class ListenHub {
     }
     const id = randomUUID();
     session.waiting.set(id, { replyTo: String(message.properties.replyTo), correlationId: String(message.properties.correlationId) });
+    // A tool that never answers leaves nothing growing: the worker gave up on the oldest long ago.
+    if (session.waiting.size > MAX_WAITING) session.waiting.delete(session.waiting.keys().next().value!);
     this.send(session, { type: 'request', id, headers: request.headers, body: request.body });
   }
 
@@ -222,19 +280,21 @@ export class ListenHub {
       .catch((error: unknown) => this.options.logger.warn('a listen answer was not passed back; the attempt times out', { error }));
   }
 
+  /** Tells the worker the session has ended. Failing that, its queue goes, and the worker ends it at its next request. */
+  private async endAtWorker(session: Session): Promise<void> {
+    await this.options.rpc
+      .call('webhook-worker.closeListenSession', { owner: session.owner, endpoint_id: session.endpointId! }, { timeoutMs: this.options.timeoutMs })
+      .then(() => this.options.logger.info('listen session ended', { endpointId: session.endpointId }))
+      .catch((error: unknown) => this.options.logger.warn('listen session end not told to the worker', { error, endpointId: session.endpointId }));
+  }
+
   /** The tool disconnected, or this instance stops: the session ends at the worker. */
   private async close(session: Session): Promise<void> {
     if (session.closed) return;
     session.closed = true;
     this.sessions.delete(session);
     for (const timer of session.timers) clearInterval(timer);
-    if (session.endpointId) {
-      await this.options.rpc
-        .call('webhook-worker.closeListenSession', { owner: session.owner, endpoint_id: session.endpointId }, { timeoutMs: this.options.timeoutMs })
-        .then(() => this.options.logger.info('listen session ended', { endpointId: session.endpointId }))
-        // Its queue is deleted below: the worker ends the session at its next request.
-        .catch((error: unknown) => this.options.logger.warn('listen session end not told to the worker', { error, endpointId: session.endpointId }));
-    }
+    if (session.endpointId) await this.endAtWorker(session);
     await session.channel
       .addSetup(async (channel: ConfirmChannel) => {
         await channel.deleteQueue(session.queue);
@@ -245,6 +305,7 @@ export class ListenHub {
 
   /** Closes every session (1001, going away): at shutdown, before the broker. */
   async stop(): Promise<void> {
+    this.stopped = true;
     const sessions = [...this.sessions];
     for (const session of sessions) session.socket.close(1001, 'the server is stopping');
     await Promise.all(sessions.map((session) => this.close(session)));

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import type { AuthorityKeys } from '@feedback/authority-keys';
 import type { RpcClient } from '@feedback/messaging';
 import type { PrismaClient } from '../database.js';
 import type { OutboxRelay } from '../outbox/relay.js';
@@ -7,6 +8,8 @@ import type { OutboxRelay } from '../outbox/relay.js';
 export interface RouteContext {
   prisma: PrismaClient;
   rpc: RpcClient;
+  /** The authority's public keys, verifying member sessions before the authority is asked. */
+  sessionKeys: AuthorityKeys;
   outboxRelay: OutboxRelay;
   links: { dashboardUrl: string; docsUrl: string };
   /** Time limit of a dashboard command, which may wait for a key change to reach every instance. */

@@ -1,5 +1,5 @@
-import { createLocalJWKSet, errors as joseErrors, jwtVerify } from 'jose';
-import type { JSONWebKeySet } from 'jose';
+import { AuthorityKeysUnavailable } from '@feedback/authority-keys';
+import type { AuthorityKeys } from '@feedback/authority-keys';
 import type { RpcHandlers } from '@feedback/messaging';
 import { RpcError } from '@feedback/messaging';
 
@@ -9,30 +9,6 @@ interface Owner {
   app_id: number;
   plan: string;
   grant: string;
-}
-
-/** The authority's public keys, fetched over RPC and fetched again when a grant names another (a rotation), or once they are old. */
-export class AuthorityKeys {
-  private keySet: ReturnType<typeof createLocalJWKSet> | undefined;
-  private fetchedAt = Number.NEGATIVE_INFINITY;
-
-  constructor(
-    private readonly fetch: () => Promise<JSONWebKeySet>,
-    /** How long fetched keys are used before they are fetched again. Default: 600000 (ten minutes). */
-    private readonly maxAgeMs = 600_000,
-    /** Milliseconds since the epoch. Default: the system clock. */
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  async get(unknownKey = false): Promise<ReturnType<typeof createLocalJWKSet>> {
-    const age = this.now() - this.fetchedAt;
-    // A grant naming a key we do not have refreshes, but at most every 30 s: forged ones cannot make us ask for ever.
-    if (!this.keySet || age > this.maxAgeMs || (unknownKey && age > 30_000)) {
-      this.keySet = createLocalJWKSet(await this.fetch());
-      this.fetchedAt = this.now();
-    }
-    return this.keySet;
-  }
 }
 
 function notGranted(): RpcError {
@@ -46,15 +22,11 @@ function notGranted(): RpcError {
  * make anyone the owner of an endpoint.
  */
 export async function verifyGrant(keys: AuthorityKeys, owner: Owner, publicKey?: string): Promise<void> {
-  const verify = async (unknownKey: boolean) =>
-    jwtVerify(owner.grant, await keys.get(unknownKey), { issuer: 'authority', audience: 'webhook-worker', algorithms: ['EdDSA'], requiredClaims: ['exp'] });
-  let payload;
-  try {
-    payload = (await verify(false)).payload;
-  } catch (error) {
-    if (!(error instanceof joseErrors.JWKSNoMatchingKey)) throw notGranted();
-    payload = (await verify(true).catch(() => Promise.reject(notGranted()))).payload;
-  }
+  const payload = await keys.verify(owner.grant, { issuer: 'authority', audience: 'webhook-worker', algorithms: ['EdDSA'], requiredClaims: ['exp'] }).catch((error: unknown) => {
+    // Keys the authority could not give are a reason to retry, not a grant refused.
+    if (error instanceof AuthorityKeysUnavailable) throw new RpcError('service_unavailable', 'The authority\'s keys could not be fetched; nothing was done. Retry shortly.');
+    throw notGranted();
+  });
   const matches =
     payload['team_id'] === owner.team_id &&
     payload['app_id'] === owner.app_id &&
@@ -64,14 +36,16 @@ export async function verifyGrant(keys: AuthorityKeys, owner: Owner, publicKey?:
 }
 
 /**
- * The handlers of commands made for an endpoint owner, each answering only once its grant is
- * verified. The authority's own calls (a team's endpoint count) carry no owner, and pass as they are.
+ * The handlers, each answering only once its grant is verified. Only the methods named in
+ * `ownerless` go without one: the authority's own calls, such as a team's endpoint count. Any
+ * other request without an owner is refused, so a method added later cannot forget its check.
  */
-export function requiringGrants(keys: AuthorityKeys, handlers: RpcHandlers): RpcHandlers {
+export function requiringGrants(keys: AuthorityKeys, handlers: RpcHandlers, ownerless: readonly string[]): RpcHandlers {
   const guarded: Record<string, unknown> = {};
   for (const [method, handler] of Object.entries(handlers) as Array<[string, (request: unknown, call: unknown) => Promise<unknown>]>) {
     guarded[method] = async (request: { owner?: Owner; public_key?: string }, call: unknown) => {
       if (request.owner) await verifyGrant(keys, request.owner, request.public_key);
+      else if (!ownerless.includes(method)) throw notGranted();
       return handler(request, call);
     };
   }

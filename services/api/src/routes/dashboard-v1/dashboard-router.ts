@@ -43,7 +43,7 @@ export function dashboardRouter(context: RouteContext): Router {
   DASHBOARD_ROUTES.filter((route) => route.public).forEach(mount);
   // Before the session check: a wrong method on sign-in is 405, not a failed authentication.
   answerOtherMethods(router);
-  router.use(memberAuth(context.rpc));
+  router.use(memberAuth(context.sessionKeys));
   DASHBOARD_ROUTES.filter((route) => !route.public).forEach(mount);
   router.use(productRouter(context));
   router.use(webhooksRouter(context));

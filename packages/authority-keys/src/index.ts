@@ -1,0 +1,2 @@
+export { AuthorityKeys, AuthorityKeysUnavailable } from './authority-keys.js';
+export type { AuthorityKeysOptions } from './authority-keys.js';
