@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import amqplib from 'amqplib';
 import { ATTEMPT_HEADER, topologyNames, webhookQueueNames } from '@feedback/messaging';
 import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
-import { call, createApp, signUpTeam } from './dashboard.js';
+import { call, createApp, grantScopes, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';
 import { AMQP_URL, healthUrl, startSystem } from './system.js';
 import { readWorkerConfig } from '../../../services/webhook-worker/src/service.js';
@@ -13,6 +13,7 @@ let system: RunningSystem;
 let owner: Owner;
 let appId: number;
 let publicKey: string;
+let secretKey: string;
 const receivers: HttpsReceiver[] = [];
 const url = () => system.api.url;
 
@@ -20,7 +21,7 @@ beforeAll(async () => {
   // The pause period in seconds rather than days; health written and checked often.
   system = await startSystem({ WEBHOOK_PAUSE_AFTER_FAILING_SECONDS: '2', WEBHOOK_PAUSE_CHECK_MS: '200', WEBHOOK_HEALTH_FLUSH_MS: '100' });
   owner = await signUpTeam(url(), 'pro');
-  ({ appId, publicKey } = await createApp(url(), owner.token, 'Pausing app'));
+  ({ appId, publicKey, secretKey } = await createApp(url(), owner.token, 'Pausing app'));
 }, 60_000);
 
 afterEach(async () => {
@@ -159,6 +160,18 @@ describe('a failing endpoint', () => {
     await suggest('After the resume');
     await eventually(() => (receiver.received.length === 2 ? true : undefined), { what: 'the next event delivered' });
     expect(await system.worker.prisma.delivery.count({ where: { endpointId, status: 'held' } })).toBe(2);
+  }, 30_000);
+
+  it("withholds the held deliveries of a user who is erased: a Recover will not send them, so they do not stay held", async () => {
+    const { endpointId } = await receiverWithEndpoint();
+    await call(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${endpointId}/pause`, { token: owner.token });
+    const user = `erased-${randomUUID()}`;
+    await call(url(), 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title: 'Held, then erased', user: { external_id: user } } });
+    await eventually(() => system.worker.prisma.delivery.count({ where: { endpointId, status: 'held' } }).then((count) => (count === 1 ? true : undefined)), { what: 'the held delivery' });
+    await grantScopes(url(), owner.token, appId, ['privacy:write']);
+    expect((await call(url(), 'DELETE', `/api/v1/privacy/users/${user}`, { key: secretKey })).status).toBe(200);
+    await eventually(() => system.worker.prisma.delivery.count({ where: { endpointId, status: 'withheld' } }).then((count) => (count === 1 ? true : undefined)), { what: 'the held delivery withheld' });
+    expect(await system.worker.prisma.delivery.count({ where: { endpointId, status: 'held' } })).toBe(0);
   }, 30_000);
 
   it('is paused, resumed and recovered only by an Owner or Admin', async () => {

@@ -112,12 +112,15 @@ describe('what was sent', () => {
     expect(erased.status).toBe(200);
     const after = await eventually(
       async () => {
-        const answer = await call<{ request_body: string | null; attempt_log: Array<{ response_body_start: string | null }> }>(url(), 'GET', path, { token: owner.token });
+        const answer = await call<{ request_body: string | null; attempt_log: Array<{ response_body_start: string | null; request: { headers: Record<string, string> } | null }> }>(url(), 'GET', path, { token: owner.token });
         return answer.body.request_body === null ? answer.body : undefined;
       },
       { what: 'the body gone after the erasure' },
     );
     expect(after.attempt_log.every((attempt) => attempt.response_body_start === null)).toBe(true);
+    // The signature went too: a MAC of the erased body, against which guesses of it could be tested.
+    expect(after.attempt_log.map((attempt) => attempt.request?.headers['X-Service-Signature'])).toEqual(after.attempt_log.map(() => undefined));
+    expect(after.attempt_log.every((attempt) => attempt.request?.headers['X-Service-Event'] !== undefined)).toBe(true);
     expect(JSON.stringify(after)).not.toContain('erase-me');
   }, 60_000);
 });

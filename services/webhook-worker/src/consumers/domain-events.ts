@@ -1,3 +1,4 @@
+import { SIGNATURE_HEADER } from '@feedback/webhook-signature';
 import type { ConfirmChannel } from 'amqplib';
 import { defineContract, domainEventContract, userErasedContract } from '@feedback/contracts';
 import type { DomainEvent, UserErased } from '@feedback/contracts';
@@ -47,8 +48,11 @@ export async function recordErasure(prisma: PrismaClient, erasure: UserErased): 
   if (ids.length === 0) return;
   await prisma.$transaction([
     prisma.delivery.updateMany({ where: { id: { in: ids } }, data: { payload: ERASED_PAYLOAD } }),
-    prisma.delivery.updateMany({ where: { id: { in: ids }, status: { in: ['pending', 'retrying'] } }, data: { status: 'withheld' } }),
+    // Held ones too: a Recover would only skip them, and `held` promises it would send them.
+    prisma.delivery.updateMany({ where: { id: { in: ids }, status: { in: ['pending', 'retrying', 'held'] } }, data: { status: 'withheld' } }),
     prisma.deliveryAttempt.updateMany({ where: { deliveryId: { in: ids } }, data: { responseBodyStart: null } }),
+    // The signature is a MAC of the erased body: whoever holds the secret could test guesses of it.
+    prisma.$executeRaw`UPDATE webhooks.delivery_attempts SET request_headers = request_headers - ${SIGNATURE_HEADER}::text WHERE delivery_id = ANY (${ids}::uuid[]) AND request_headers ? ${SIGNATURE_HEADER}::text`,
   ]);
 }
 

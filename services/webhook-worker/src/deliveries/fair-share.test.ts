@@ -50,6 +50,12 @@ describe('FairShare', () => {
     expect(hostOf('https://Hooks.Example.com/a?b')).toBe('hooks.example.com');
     expect(hostOf('https://hooks.example.com:8443/a')).toBe('hooks.example.com:8443');
   });
+
+  it('takes a host with a trailing dot for the same host, and each listen session for a destination of its own', () => {
+    expect(hostOf('https://hooks.example.com./a')).toBe('hooks.example.com');
+    expect(hostOf('https://hooks.example.com.:8443/a')).toBe('hooks.example.com:8443');
+    expect(hostOf('listen:api.listen.1')).not.toBe(hostOf('listen:api.listen.2'));
+  });
 });
 
 describe('FairShare, a slow host', () => {

@@ -3,6 +3,7 @@ import { Counter } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { noteMostRecent } from './recent-notes.js';
 import { statementBatches } from './statement-batches.js';
+import { LISTEN_URL_PREFIX } from '../outbound/listen-relay.js';
 
 export interface FairShareOptions {
   /** The worker's slots (DELIVERY_PREFETCH): a team's fair share is a part of them. */
@@ -129,8 +130,11 @@ function decrement(counts: Map<string, number>, key: string): void {
 
 /** The destination an attempt's URL names: host and port, as the connection pool tells origins apart. */
 export function hostOf(url: string): string {
+  // A listen session has no host: each is a destination of its own, one developer's machine.
+  if (url.startsWith(LISTEN_URL_PREFIX)) return url;
   try {
-    return new URL(url).host.toLowerCase();
+    // A trailing dot names the same host: it is no way round its share.
+    return new URL(url).host.toLowerCase().replace(/\.(?=:\d+$|$)/, '');
   } catch {
     return url;
   }

@@ -47,7 +47,7 @@ const kept = async () => (await pool.query<{ id: string }>('SELECT id FROM webho
 const attemptsOf = async (ids: string[]) => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhooks.delivery_attempts WHERE delivery_id = ANY ($1::uuid[])', [ids])).rows[0]!.n;
 
 describe('pruneDeliveries', () => {
-  it('deletes settled deliveries unchanged for the retention, with their attempts, across endpoints and in batches', async () => {
+  it('deletes settled and held deliveries unchanged for the retention, with their attempts, across endpoints and in batches', async () => {
     const [first, second] = [await endpoint(), await endpoint()];
     const old = [
       await delivery(first, 'delivered', 40),
@@ -55,6 +55,8 @@ describe('pruneDeliveries', () => {
       await delivery(second, 'withheld', 31),
       await delivery(second, 'delivered', 45),
       await delivery(second, 'cancelled', 33),
+      // Held while its endpoint was paused, kept as long as any history (docs/decisions.md).
+      await delivery(first, 'held', 32),
     ];
     const recent = await delivery(first, 'delivered', 29);
     const stillRetrying = await delivery(first, 'retrying', 60);

@@ -28,7 +28,7 @@ export function pruneDeliveries(pool: pg.Pool, options: DeliveryHistoryPruneOpti
                  WHERE endpoint_id = e.id
                    AND created_at < now() - make_interval(days => $1)
                    AND updated_at < now() - make_interval(days => $1)
-                   AND status IN ('delivered', 'abandoned', 'withheld', 'cancelled')
+                   AND status IN ('delivered', 'abandoned', 'withheld', 'cancelled', 'held')
                  ORDER BY created_at
                  LIMIT $2) d
                LIMIT $2)
@@ -38,7 +38,7 @@ export function pruneDeliveries(pool: pg.Pool, options: DeliveryHistoryPruneOpti
              DELETE FROM webhooks.deliveries d USING settled s
              WHERE d.id = s.id
                AND d.updated_at < now() - make_interval(days => $1)
-               AND d.status IN ('delivered', 'abandoned', 'withheld', 'cancelled')`,
+               AND d.status IN ('delivered', 'abandoned', 'withheld', 'cancelled', 'held')`,
       values: [options.retentionDays],
     },
     options.batchSize ?? 1000,

@@ -62,6 +62,9 @@ export function recoveryCommands(prisma: PrismaClient, logger: Logger, wake: () 
       let recovery: Recovery;
       try {
         recovery = await prisma.$transaction(async (tx) => {
+          // The endpoint read again under a lock a pause also takes: one that paused since is refused here.
+          const [locked] = await tx.$queryRaw<Array<{ paused: boolean }>>`SELECT paused_at IS NOT NULL AS paused FROM webhooks.webhook_endpoints WHERE id = ${endpoint.id}::uuid FOR SHARE`;
+          if (locked?.paused) throw new RpcError('endpoint_paused', 'This endpoint is paused: resume it first, then Recover sends what was held.');
           await tx.recovery.create({
             data: { id, endpointId: endpoint.id, appId: endpoint.appId, since, until, statuses, events, total: 0, startedBy: request.member_name },
           });
@@ -170,8 +173,9 @@ const TAKE_SQL = `
     WHERE recovery_id = $1 AND state = 'waiting' ORDER BY position LIMIT $2 FOR UPDATE
   ), marked AS (
     UPDATE webhooks.deliveries d SET status = 'pending', updated_at = now()
-    FROM next, webhooks.recoveries r
+    FROM next, webhooks.recoveries r, webhooks.webhook_endpoints e
     WHERE r.id = $1 AND d.id = next.delivery_id AND d.endpoint_id = r.endpoint_id
+      AND r.state = 'running' AND e.id = r.endpoint_id AND e.paused_at IS NULL
       AND d.status::text = ANY (r.statuses) AND NOT ${isErasedPayloadSql('d.payload')}
     RETURNING d.id, d.attempts
   )
