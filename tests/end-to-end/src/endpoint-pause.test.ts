@@ -125,6 +125,17 @@ describe('a failing endpoint', () => {
     expect(metrics).toMatch(/^feedback_webhook_endpoints_paused\{[^}]*\} \d+$/m);
   }, 60_000);
 
+  it('is not paused for one failure long ago followed by silence, only while its attempts still fail', async () => {
+    const { endpointId } = await receiverWithEndpoint();
+    // Failing for longer than the pause period, but with no attempt in the last day.
+    await system.worker.prisma.webhookEndpoint.update({ where: { id: endpointId }, data: { failingSince: new Date(Date.now() - 60_000) } });
+    // Several pause checks go by (one every 200 ms here).
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await endpoint(endpointId)).pause).toBeNull();
+    await system.worker.prisma.endpointAttemptCount.create({ data: { endpointId, hour: new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000), attempts: 1, succeeded: 0 } });
+    await eventually(async () => ((await endpoint(endpointId)).pause?.reason === 'failing' ? true : undefined), { what: 'the pause once an attempt failed again' });
+  }, 30_000);
+
   it('is paused and resumed by hand, a retry due meanwhile held rather than sent', async () => {
     const { receiver, endpointId } = await receiverWithEndpoint();
     const pausedByHand = await call<EndpointView>(url(), 'POST', `/dashboard/v1/apps/${appId}/webhooks/${endpointId}/pause`, { token: owner.token });

@@ -29,14 +29,18 @@ const AUDIT_LENGTH = 500;
 const CANCEL_RECOVERY_SQL = (endpoint: string) =>
   `UPDATE webhooks.recoveries SET state = 'cancelled', ended_at = now() WHERE endpoint_id = ${endpoint} AND state = 'running'`;
 
-// Every endpoint whose attempts have all failed for the pause period is paused, with its audit
-// entry and its running recovery ended, in one statement. `listen` sessions are never paused.
+// Every endpoint whose attempts have all failed for the pause period, and failed in the last day
+// too, is paused, with its audit entry and its running recovery ended, in one statement. `listen`
+// sessions are never paused.
 const PAUSE_FAILING_SQL = `
   WITH paused AS (
     UPDATE webhooks.webhook_endpoints
     SET paused_at = now(), paused_reason = 'failing', paused_by = NULL
     WHERE failing_since IS NOT NULL AND paused_at IS NULL AND NOT listen_session
       AND failing_since < now() - make_interval(secs => $1)
+      -- Still being tried and failing: one failure long ago, then silence, holds nothing worth pausing for.
+      AND EXISTS (SELECT 1 FROM webhooks.endpoint_attempt_counts c
+                  WHERE c.endpoint_id = webhook_endpoints.id AND c.hour > now() - interval '1 day' AND c.attempts > c.succeeded)
     RETURNING id, app_id, name, failing_since
   ), audited AS (
     INSERT INTO webhooks.endpoint_audit_entries (id, app_id, endpoint_id, endpoint_name, action, actor_name, detail)
