@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createInterface } from 'node:readline';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { apiUrlOf } from './api-url.js';
 import { DashboardSession } from './dashboard-session.js';
 import { listen } from './listen.js';
 import { TRIGGERABLE_EVENTS, trigger } from './trigger.js';
@@ -47,7 +48,7 @@ const appId = (value: string) => {
 const common = (command: Command) =>
   command
     .requiredOption('--app <id>', 'the app whose events these are', appId)
-    .addOption(new Option('--api-url <url>', "the service's base address").env('FEEDBACK_API_URL').default('http://127.0.0.1:3000'))
+    .addOption(new Option('--api-url <url>', "the service's base address: https, or http on this machine").env('FEEDBACK_API_URL').default('http://127.0.0.1:3000').argParser(apiUrlOf))
     .option('--email <email>', 'sign in as this Owner or Admin (FEEDBACK_EMAIL; the password from FEEDBACK_PASSWORD, or asked)');
 
 const program = new Command('feedback').description('Work with the Feedback platform from your machine.').showHelpAfterError();

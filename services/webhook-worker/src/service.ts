@@ -7,7 +7,7 @@ import { AttemptMaker } from './deliveries/attempt-maker.js';
 import { AttemptStore } from './deliveries/attempt-store.js';
 import { EndpointTeams, FairShare } from './deliveries/fair-share.js';
 import { FanOut } from './deliveries/fan-out.js';
-import { Recoverer, recoveryCommands } from './deliveries/recoveries.js';
+import { Recoverer, pruneEndedRecoveries, recoveryCommands } from './deliveries/recoveries.js';
 import { EndpointHealth } from './endpoints/endpoint-health.js';
 import { countPausedEndpoints, pauseCommands, pauseFailingEndpoints } from './endpoints/endpoint-pauses.js';
 import { endListenSessionOfQueue, listenSessionCommands, pruneEndedListenSessions } from './endpoints/listen-sessions.js';
@@ -183,6 +183,11 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     { what: `received events older than ${retentionDays} days`, prune: (signal) => pruneReceivedEvents(pool, { retentionDays, signal }) },
     { what: `listen sessions ended over ${retentionDays} days ago`, prune: () => pruneEndedListenSessions(pool, retentionDays) },
     { what: 'hourly attempt counts older than two days', prune: async () => (await pool.query("DELETE FROM webhooks.endpoint_attempt_counts WHERE hour < now() - interval '2 days'")).rowCount ?? 0 },
+    // A recovery's items go with it; its start and end stay in the webhook audit.
+    {
+      what: `recoveries ended over ${retentionDays} days ago`,
+      prune: () => pruneEndedRecoveries(pool, retentionDays),
+    },
   ]);
   // Endpoints that have failed for the pause period are paused (docs/decisions.md).
   const pausing = new PeriodicTask({

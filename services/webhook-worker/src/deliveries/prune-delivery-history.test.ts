@@ -8,6 +8,7 @@ import winston from 'winston';
 import { migrateWorkerDatabase } from '../database.js';
 import { pruneDeliveries, pruneReceivedEvents } from './prune-delivery-history.js';
 import { insertEndpoint } from '../testing/endpoint-rows.js';
+import { pruneEndedRecoveries } from './recoveries.js';
 
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
 let database: MigratedTestDatabase;
@@ -112,5 +113,25 @@ describe('pruneReceivedEvents', () => {
     const recent = await received(1);
     expect(await pruneReceivedEvents(pool, { retentionDays: 30, batchSize: 2 })).toBe(3);
     expect((await pool.query<{ event_id: string }>('SELECT event_id FROM webhooks.received_events')).rows.map((row) => row.event_id)).toEqual([recent]);
+  });
+
+  it('deletes recoveries ended before the retention, and keeps running and recent ones', async () => {
+    const endpointId = await endpoint();
+    const recovery = async (state: string, endedDaysAgo: number | null) => {
+      const id = randomUUID();
+      await pool.query(
+        `INSERT INTO webhooks.recoveries (id, endpoint_id, app_id, since, statuses, state, total, started_by, ended_at)
+         VALUES ($1, $2, 1, now(), '{abandoned}', $3, 0, 'Olive', CASE WHEN $4::int IS NULL THEN NULL ELSE now() - make_interval(days => $4::int) END)`,
+        [id, endpointId, state, endedDaysAgo],
+      );
+      return id;
+    };
+    await recovery('finished', 31);
+    await recovery('cancelled', 40);
+    const recent = await recovery('finished', 2);
+    const running = await recovery('running', null);
+    expect(await pruneEndedRecoveries(pool, 30)).toBe(2);
+    const { rows } = await pool.query<{ id: string }>('SELECT id FROM webhooks.recoveries WHERE endpoint_id = $1 ORDER BY id', [endpointId]);
+    expect(rows.map((row) => row.id)).toEqual([recent, running].sort());
   });
 });

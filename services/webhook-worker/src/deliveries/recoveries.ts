@@ -326,3 +326,9 @@ export class Recoverer {
     this.options.logger.info('recovery finished', { recoveryId, delivered: ended.delivered, failed: ended.failed, skipped: ended.skipped });
   }
 }
+
+/** Deletes recoveries ended more than `retentionDays` ago, with their items; answers how many. */
+export async function pruneEndedRecoveries(pool: pg.Pool, retentionDays: number): Promise<number> {
+  const { rowCount } = await pool.query('DELETE FROM webhooks.recoveries WHERE ended_at < now() - make_interval(days => $1)', [retentionDays]);
+  return rowCount ?? 0;
+}
