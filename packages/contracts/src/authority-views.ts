@@ -95,3 +95,19 @@ export const keyAuditEntrySchema = {
     created_at: { type: 'string', format: 'date-time' },
   },
 } as const;
+
+/** An app as events and key checks name it. */
+export const appRefSchema = {
+  type: 'object',
+  required: ['id', 'public_key'],
+  additionalProperties: false,
+  properties: { id: { type: 'integer' }, public_key: { type: 'string' } },
+} as const;
+
+/** An app with its team and the team's plan. */
+export const appWithPlanSchema = {
+  type: 'object',
+  required: ['app', 'team_id', 'plan'],
+  additionalProperties: false,
+  properties: { app: appRefSchema, team_id: { type: 'string' }, plan: { enum: PLANS } },
+} as const;
