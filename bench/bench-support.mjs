@@ -59,6 +59,7 @@ export async function benchEnvironment() {
       METRICS_PORT: '0',
       LOG_LEVEL: 'error',
       SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+      ERASURE_HASH_KEY: randomBytes(32).toString('base64'),
       // Every sign-up and sign-in comes from 127.0.0.1: the per-address limits would stop them.
       SIGN_UP_LIMIT: '100000',
       SIGN_IN_ADDRESS_LIMIT: '100000',

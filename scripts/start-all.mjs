@@ -42,6 +42,11 @@ if (!env.SIGNING_SECRET_ENCRYPTION_KEY) {
   env.SIGNING_SECRET_ENCRYPTION_KEY = randomBytes(32).toString('base64');
   console.log('SIGNING_SECRET_ENCRYPTION_KEY is not set: webhook signing secrets are sealed with a key made for this run');
 }
+if (!env.ERASURE_HASH_KEY) {
+  // The api and the worker must share it; a run's own is enough, since erasures end with the run's database use.
+  env.ERASURE_HASH_KEY = randomBytes(32).toString('base64');
+  console.log('ERASURE_HASH_KEY is not set: erased end users are named with a key made for this run');
+}
 const ports = { api: env.PORT ?? '3000', apiMetrics: env.API_METRICS_PORT ?? '3003', authority: env.AUTHORITY_HEALTH_PORT ?? '3001', worker: env.WORKER_HEALTH_PORT ?? '3002' };
 
 async function ensureDatabase(url) {

@@ -68,6 +68,7 @@ export async function startSystem(): Promise<RunningSystem> {
     WIDGET_ADDRESS_LIMIT: '100000',
     WIDGET_KEY_LIMIT: '100000',
     SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ERASURE_HASH_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'localhost',
     WEBHOOK_EXTRA_CA_FILE: certificates.caFile,
     WEBHOOK_RETRY_DELAYS_MS: RETRY_DELAYS_MS.join(','),

@@ -29,7 +29,7 @@ export {
   surveyResponseViewSchema,
 } from './product.js';
 export type { SuggestionStatus, TicketStatus } from './product.js';
-export { userErasedContract } from './privacy-events.js';
+export { erasedUserHash, userErasedContract } from './privacy-events.js';
 export type { UserErased } from './privacy-events.js';
 export { deliveryMessageContract } from './webhook-messages.js';
 export type { DeliveryMessage } from './webhook-messages.js';

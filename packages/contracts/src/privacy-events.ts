@@ -1,9 +1,11 @@
+import { createHmac } from 'node:crypto';
 import { defineContract } from './contract.js';
 
 /**
  * Internal, never sent to webhook endpoints: an end user's data was erased. It travels on
  * `domain.events` (routing key `privacy.user_erased`) so the worker erases what it holds and
- * withholds any later delivery about that user. The user is named only by a hash.
+ * withholds the deliveries of events written up to the erasure. The user is named only by a
+ * keyed hash.
  */
 export const userErasedContract = defineContract('privacy.user_erased', {
   type: 'object',
@@ -14,7 +16,15 @@ export const userErasedContract = defineContract('privacy.user_erased', {
     event: { const: 'privacy.user_erased' },
     created_at: { type: 'string', format: 'date-time' },
     app_id: { type: 'integer' },
-    user_hash: { type: 'string', pattern: '^[a-f0-9]{64}$', description: 'SHA-256 of "<app id>:<external id>".' },
+    user_hash: { type: 'string', pattern: '^[a-f0-9]{64}$', description: 'HMAC-SHA-256 of "<app id>:<external id>" under ERASURE_HASH_KEY, in hex.' },
   },
 } as const);
 export type UserErased = ReturnType<typeof userErasedContract.parse>;
+
+/**
+ * How an erasure names its user: HMAC-SHA-256 under a key the api and the worker share. A plain
+ * hash of an app id and an email could be reversed by guessing; without the key it cannot.
+ */
+export function erasedUserHash(key: Buffer, appId: number, externalId: string): string {
+  return createHmac('sha256', key).update(`${appId}:${externalId}`).digest('hex');
+}

@@ -5,6 +5,7 @@ import { readApiConfig } from './config.js';
 const required = {
   DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/feedback',
   AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
+  ERASURE_HASH_KEY: Buffer.alloc(32, 7).toString('base64'),
 };
 const trustProxy = (value: string) => readApiConfig({ ...required, TRUST_PROXY: value }).config.trustProxy;
 

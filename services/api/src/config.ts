@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
+import { base64Key, integer, list, loadConfig, oneOf, string, url } from '@feedback/config';
 import { databasePoolSizeVariable } from '@feedback/database';
 import type { Variable } from '@feedback/config';
 
@@ -92,6 +92,11 @@ export const apiEnvironment = {
     description: 'which proxies may set X-Forwarded-For: true, false, a number of hops, or addresses, subnets and names (loopback, linklocal, uniquelocal)',
     default: 'loopback',
   }),
+  ERASURE_HASH_KEY: base64Key({
+    description: "key (32 bytes, base64) of the hash that names an erased end user to the webhook worker; the worker's ERASURE_HASH_KEY, the same value",
+    bytes: 32,
+    hint: "the same value as the webhook worker's ERASURE_HASH_KEY; a new one, for a new installation: openssl rand -base64 32",
+  }),
   LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'], { description: 'minimum log level', default: 'info' }),
 };
 
@@ -123,6 +128,8 @@ export interface ApiConfig {
   widgetKeyLimit: number;
   unknownPublicKeyCacheMs: number;
   trustProxy: TrustProxy;
+  /** Names an erased end user in the event the worker hears (the worker's, the same). */
+  erasureHashKey: string;
   logLevel: string;
 }
 
@@ -155,6 +162,7 @@ export function readApiConfig(env: Record<string, string | undefined> = process.
     widgetKeyLimit: v.WIDGET_KEY_LIMIT,
     unknownPublicKeyCacheMs: v.UNKNOWN_PUBLIC_KEY_CACHE_MS,
     trustProxy: v.TRUST_PROXY,
+    erasureHashKey: v.ERASURE_HASH_KEY,
     logLevel: v.LOG_LEVEL,
   };
   return { config, describe: loaded.describe };

@@ -94,6 +94,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     outboxRelay,
     links: { dashboardUrl: config.dashboardUrl, docsUrl: config.docsUrl },
     dashboardTimeoutMs: config.dashboardRpcTimeoutMs,
+    erasureHashKey: Buffer.from(config.erasureHashKey, 'base64'),
     limits: { signUp: limits.signUp, signIn: limits.signIn },
   };
   const recognisedKeys = new RecognisedKeys();

@@ -12,6 +12,7 @@ const required = {
   DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/feedback',
   AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
   SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  ERASURE_HASH_KEY: randomBytes(32).toString('base64'),
 };
 
 describe('readWorkerConfig', () => {

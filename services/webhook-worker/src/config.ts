@@ -50,6 +50,11 @@ export const workerEnvironment = {
     bytes: 32,
     hint: 'a new one, for a new installation: openssl rand -base64 32. Once endpoints exist, only the key that sealed their secrets opens them: to change it, see SIGNING_SECRET_PREVIOUS_KEYS',
   }),
+  ERASURE_HASH_KEY: base64Key({
+    description: "key (32 bytes, base64) of the hash that names an erased end user; the api's ERASURE_HASH_KEY, the same value",
+    bytes: 32,
+    hint: 'the same value as the api\'s ERASURE_HASH_KEY; a new one, for a new installation: openssl rand -base64 32',
+  }),
   SIGNING_SECRET_PREVIOUS_KEYS: base64Keys({
     description: 'earlier (or, while a new key is being rolled out, the next) keys, comma-separated: they open signing secrets, never seal them; secrets they opened are sealed again under the current key, at start-up and every ten minutes',
     bytes: 32,
@@ -132,6 +137,8 @@ export interface WorkerConfig {
   healthPort: number;
   eventPrefetch: number;
   signingSecretEncryptionKey: string;
+  /** Names erased end users (the api's, the same): an attempt for one is withheld. */
+  erasureHashKey: string;
   /** Keys that open signing secrets but never seal them: the ones a key change leaves behind. */
   previousSigningSecretKeys: string[];
   allowedPrivateHosts: string[];
@@ -167,6 +174,7 @@ export function readWorkerConfig(env: Record<string, string | undefined> = proce
     healthPort: v.HEALTH_PORT,
     eventPrefetch: v.EVENT_PREFETCH,
     signingSecretEncryptionKey: v.SIGNING_SECRET_ENCRYPTION_KEY,
+    erasureHashKey: v.ERASURE_HASH_KEY,
     previousSigningSecretKeys: v.SIGNING_SECRET_PREVIOUS_KEYS,
     allowedPrivateHosts: v.WEBHOOK_ALLOWED_PRIVATE_HOSTS,
     extraCaFile: v.WEBHOOK_EXTRA_CA_FILE,

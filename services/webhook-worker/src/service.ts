@@ -6,6 +6,7 @@ import { deliveryCommands } from './deliveries/delivery-commands.js';
 import { AttemptMaker } from './deliveries/attempt-maker.js';
 import { AttemptStore } from './deliveries/attempt-store.js';
 import { EndpointTeams, FairShare } from './deliveries/fair-share.js';
+import { ErasureHashKey, pruneErasures } from './deliveries/erased-users.js';
 import { FanOut } from './deliveries/fan-out.js';
 import { Recoverer, pruneEndedRecoveries, recoveryCommands } from './deliveries/recoveries.js';
 import { EndpointHealth } from './endpoints/endpoint-health.js';
@@ -117,7 +118,8 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     }, ['webhook-worker.countTeamEndpoints']),
   });
   const health = new EndpointHealth({ pool, logger, flushMs: config.healthFlushMs });
-  const store = new AttemptStore(pool, { recordGatherMs: config.recordGatherMs, onRecorded: (outcomes) => health.note(outcomes) });
+  const erasureHashKey = new ErasureHashKey(Buffer.from(config.erasureHashKey, 'base64'));
+  const store = new AttemptStore(pool, { erasureHashKey, recordGatherMs: config.recordGatherMs, onRecorded: (outcomes) => health.note(outcomes) });
   // Read at each scrape, once the attempt maker below exists.
   const metrics: WebhookMetrics = new WebhookMetrics(registry, () => attempts.slots);
   const sender = new WebhookSender({
@@ -167,7 +169,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     climbAfterPerSecond: config.throttleClimbPerSecond,
     onManualAttempt: () => recoverer.wake(),
   });
-  const fanOut = new FanOut({ pool, publisher, queues, attempts, metrics, logger });
+  const fanOut = new FanOut({ pool, publisher, queues, attempts, metrics, logger, erasureHashKey });
   const events = consumeDomainEvents({
     broker,
     names,
@@ -175,6 +177,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     logger,
     prefetch: config.eventPrefetch,
     metrics,
+    erasureHashKey,
     fanOut: (event, redelivered) => fanOut.take(event, redelivered),
   });
   const retentionDays = config.deliveryHistoryRetentionDays;
@@ -188,6 +191,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       what: `recoveries ended over ${retentionDays} days ago`,
       prune: () => pruneEndedRecoveries(pool, retentionDays),
     },
+    { what: `user erasures recorded over ${retentionDays} days ago`, prune: () => pruneErasures(pool, retentionDays) },
   ]);
   // Endpoints that have failed for the pause period are paused (docs/decisions.md).
   const pausing = new PeriodicTask({

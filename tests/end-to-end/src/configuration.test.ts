@@ -92,6 +92,7 @@ describe('the Kubernetes manifests', () => {
     SESSION_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
     SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     SIGNING_SECRET_PREVIOUS_KEYS: randomBytes(32).toString('base64'),
+    ERASURE_HASH_KEY: randomBytes(32).toString('base64'),
   };
   const services = {
     api: { variables: apiEnvironment, read: readApiConfig },

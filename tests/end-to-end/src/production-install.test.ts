@@ -81,6 +81,7 @@ let receiver: HttpsReceiver;
 // The keys of this run, the same for each service (each reads those it needs).
 const sessionSigningKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 const signingSecretEncryptionKey = randomBytes(32).toString('base64');
+const erasureHashKey = randomBytes(32).toString('base64');
 
 /** Starts a service from the image's tree the way the image's command does: `node services/<name>/dist/main.js`. */
 function startService(name: string, env: Record<string, string>): void {
@@ -95,6 +96,7 @@ function startService(name: string, env: Record<string, string>): void {
       BROKER_NAMESPACE: namespace,
       SESSION_SIGNING_KEY: sessionSigningKey,
       SIGNING_SECRET_ENCRYPTION_KEY: signingSecretEncryptionKey,
+      ERASURE_HASH_KEY: erasureHashKey,
       WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'localhost',
       WEBHOOK_EXTRA_CA_FILE: testCertificates().caFile,
       ...env,

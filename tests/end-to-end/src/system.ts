@@ -108,6 +108,7 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     OUTBOX_POLL_MS: '100',
     LOG_LEVEL: 'debug',
     SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ERASURE_HASH_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'localhost',
     WEBHOOK_EXTRA_CA_FILE: testCertificates().caFile,
     // The schedule in milliseconds: the same topology, fast.

@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { erasedUserHash } from '@feedback/contracts';
 import { retryOnConflict } from '@feedback/database';
 import { Prisma } from '../database.js';
 import type { PrismaClient } from '../database.js';
@@ -38,9 +39,6 @@ export const exportResultSchema = {
     survey_responses: { type: 'array', items: { $ref: '#/components/schemas/SurveyResponse' } },
   },
 };
-
-/** An erased user's id in the erasure event: enough to match, nothing to read. */
-export const userHash = (appId: number, externalId: string) => createHash('sha256').update(`${appId}:${externalId}`).digest('hex');
 
 /** Everything the api holds about one end user of one app (specification: privacy:read). */
 export async function exportUserData(prisma: PrismaClient, appId: number, externalId: string) {
@@ -84,7 +82,7 @@ export async function exportUserData(prisma: PrismaClient, appId: number, extern
  * worker to erase its copies and deliver nothing more about them. Running it again finds nothing
  * to do.
  */
-export async function eraseUserData(prisma: PrismaClient, appId: number, externalId: string) {
+export async function eraseUserData(prisma: PrismaClient, appId: number, externalId: string, erasureHashKey: Buffer) {
   // Longer than Prisma's 5 s: an event of theirs that the relay is publishing at that moment is
   // waited for (see eraseFromOutbox), which takes up to the broker's 5 s confirm timeout if the
   // broker goes away during that batch.
@@ -127,7 +125,7 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
       UPDATE api.idempotency_records SET request_hash = ${ERASED_REQUEST_HASH}, response_status = NULL, response_body = NULL, created_at = now()
       WHERE app_id = ${appId} AND (response_body -> 'author' ->> 'external_id' = ${externalId}
         OR response_body -> 'user' ->> 'external_id' = ${externalId})`;
-    const erasure = { id: randomUUID(), event: 'privacy.user_erased' as const, created_at: new Date().toISOString(), app_id: appId, user_hash: userHash(appId, externalId) };
+    const erasure = { id: randomUUID(), event: 'privacy.user_erased' as const, created_at: new Date().toISOString(), app_id: appId, user_hash: erasedUserHash(erasureHashKey, appId, externalId) };
     await tx.outboxEvent.create({ data: { eventId: erasure.id, eventType: erasure.event, payload: erasure } });
     // Last: from here to the commit it holds their waiting events, which a batch may be waiting for.
     const { withheld, anonymised: eventsAnonymised } = await eraseFromOutbox(tx, appId, externalId);

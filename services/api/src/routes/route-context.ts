@@ -14,6 +14,8 @@ export interface RouteContext {
   links: { dashboardUrl: string; docsUrl: string };
   /** Time limit of a dashboard command, which may wait for a key change to reach every instance. */
   dashboardTimeoutMs: number;
+  /** The key of the hash that names an erased end user to the worker (ERASURE_HASH_KEY). */
+  erasureHashKey: Buffer;
   /** Counted before a sign-up and a sign-in (RequestLimits); a route table row names its limit. Default: none. */
   limits?: { signUp: RequestHandler; signIn: RequestHandler };
 }

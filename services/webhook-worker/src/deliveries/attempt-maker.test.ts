@@ -14,6 +14,7 @@ import { WebhookSender } from '../outbound/webhook-sender.js';
 import { AttemptMaker } from './attempt-maker.js';
 import type { AttemptMakerOptions } from './attempt-maker.js';
 import { AttemptStore } from './attempt-store.js';
+import { ErasureHashKey } from './erased-users.js';
 import { EndpointTeams, FairShare } from './fair-share.js';
 import { WebhookMetrics } from './webhook-metrics.js';
 import { insertEndpoint } from '../testing/endpoint-rows.js';
@@ -44,7 +45,7 @@ beforeAll(async () => {
   receiver = await HttpsReceiver.start(testCertificates().trusted);
   receiver.answer = () => ({ status: 500 });
   const secrets = new SecretBox(randomBytes(32).toString('base64'));
-  store = new AttemptStore(pool);
+  store = new AttemptStore(pool, { erasureHashKey: new ErasureHashKey(randomBytes(32)) });
   attempts = attemptMaker(secrets);
   endpointId = await insertEndpoint(pool, { url: receiver.url(), sealedSecret: secrets.seal('whsec_test') });
 }, 60_000);

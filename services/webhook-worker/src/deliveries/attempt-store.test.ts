@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
 import { createMigratedTestDatabase, untilSomeoneWaitsOn } from '@feedback/test-support';
@@ -7,6 +7,7 @@ import type pg from 'pg';
 import winston from 'winston';
 import { migrateWorkerDatabase } from '../database.js';
 import { AttemptStore } from './attempt-store.js';
+import { ErasureHashKey } from './erased-users.js';
 import type { AttemptOutcome } from './attempt-store.js';
 import { insertEndpoint } from '../testing/endpoint-rows.js';
 
@@ -19,7 +20,7 @@ let endpointId: string;
 beforeAll(async () => {
   database = await createMigratedTestDatabase((url) => migrateWorkerDatabase(url, logger));
   pool = database.pool;
-  store = new AttemptStore(pool);
+  store = new AttemptStore(pool, { erasureHashKey: new ErasureHashKey(randomBytes(32)) });
   endpointId = await insertEndpoint(pool);
 }, 60_000);
 

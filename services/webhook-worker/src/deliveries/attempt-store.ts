@@ -1,6 +1,8 @@
 import type DataLoader from 'dataloader';
 import type pg from 'pg';
 import { ERASED_PAYLOAD_JSON, isErasedPayloadSql } from './erased-payload.js';
+import { namesErasedUserSql } from './erased-users.js';
+import type { ErasureHashKey } from './erased-users.js';
 import { statementBatches } from './statement-batches.js';
 
 /** What one attempt needs: the delivery, where it goes, and whether it may go at all. */
@@ -54,6 +56,8 @@ export interface RecordedOutcome {
 }
 
 export interface AttemptStoreOptions {
+  /** The key erasures name users with (ERASURE_HASH_KEY): an attempt for an erased user is withheld. */
+  erasureHashKey: ErasureHashKey;
   /** Most rows one statement carries. Default: 500. */
   maxBatchSize?: number;
   /**
@@ -67,19 +71,6 @@ export interface AttemptStoreOptions {
   /** Told of the outcomes each statement recorded (endpoint health). Default: nobody. */
   onRecorded?: (outcomes: RecordedOutcome[]) => void;
 }
-
-// The user hash of an identity in an envelope, as the erasure event names users (privacy-events).
-const userHash = (delivery: string, identity: string) =>
-  `encode(sha256(convert_to(${delivery}.app_id || ':' || (${delivery}.payload -> 'data' -> '${identity}' ->> 'external_id'), 'UTF8')), 'hex')`;
-
-/**
- * SQL: whether the envelope of delivery row `delivery` names an end user who has since been
- * erased, or was erased already (its payload replaced, see recordErasure).
- */
-export const namesErasedUserSql = (delivery: string) => `(${isErasedPayloadSql(`${delivery}.payload`)} OR EXISTS (
-  SELECT 1 FROM webhooks.privacy_erasures p
-  WHERE p.app_id = ${delivery}.app_id AND p.user_hash IN (${userHash(delivery, 'author')}, ${userHash(delivery, 'sender')})
-))`;
 
 /**
  * Whether automatic attempt `number` is the one due: later than every attempt made, on a delivery
@@ -97,11 +88,14 @@ const automaticAttemptDueSql = (d: string, number: string) =>
 /** SQL: whether endpoint row `e` still selects the event of delivery row `d` (Send test's ping always). */
 const SELECTED_SQL = `(d.event_type = ANY (e.events) OR d.event_type = 'webhook.ping')`;
 
-/** The columns of a DeliveryNow, from delivery row `d` and endpoint row `e`: key lookups, no payload. */
+/**
+ * The columns of a DeliveryNow, from delivery row `d` and endpoint row `e`: key lookups, no payload.
+ * A statement reading them takes ErasureHashKey.pads as its parameter $2.
+ */
 const DELIVERY_NOW_COLUMNS = `d.status::text AS status, d.attempts, e.url, e.secret_encrypted,
-  ${namesErasedUserSql('d')} AS names_erased_user, ${SELECTED_SQL} AS selected`;
+  ${namesErasedUserSql('d', '$2::text[]')} AS names_erased_user, ${SELECTED_SQL} AS selected`;
 
-/** The columns of an AttemptTarget, from delivery row `d` and endpoint row `e`. */
+/** The columns of an AttemptTarget, from delivery row `d` and endpoint row `e`; ErasureHashKey.pads is $2. */
 export const ATTEMPT_TARGET_COLUMNS = `d.id, d.endpoint_id, d.event_type, d.payload::text AS body, ${DELIVERY_NOW_COLUMNS},
   e.paused_at IS NOT NULL AS paused, e.ended_at IS NOT NULL AS ended`;
 
@@ -204,7 +198,7 @@ export class AttemptStore {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly options: AttemptStoreOptions = {},
+    private readonly options: AttemptStoreOptions,
   ) {
     const batching = { maxBatchSize: options.maxBatchSize ?? 500 };
     this.loader = statementBatches((ids: readonly string[]) => this.loadMany(ids), batching);
@@ -285,7 +279,7 @@ export class AttemptStore {
   }
 
   private async loadMany(ids: readonly string[]): Promise<Array<AttemptTarget | undefined>> {
-    const { rows } = await this.pool.query({ name: 'load-attempt-targets', text: LOAD_SQL, values: [ids] });
+    const { rows } = await this.pool.query({ name: 'load-attempt-targets', text: LOAD_SQL, values: [ids, this.options.erasureHashKey.pads] });
     const byId = new Map<string, AttemptTarget>(rows.map((row) => [row.id, attemptTargetOf(row)]));
     return ids.map((id) => byId.get(id));
   }
@@ -296,7 +290,7 @@ export class AttemptStore {
       text: `SELECT d.id, ${DELIVERY_NOW_COLUMNS}
              FROM webhooks.deliveries d JOIN webhooks.webhook_endpoints e ON e.id = d.endpoint_id
              WHERE d.id = ANY($1::uuid[])`,
-      values: [ids],
+      values: [ids, this.options.erasureHashKey.pads],
     });
     const byId = new Map(rows.map((row) => [row.id, deliveryNowOf(row)]));
     return ids.map((id) => byId.get(id));

@@ -9,6 +9,7 @@ import type { AttemptMaker } from './attempt-maker.js';
 import { ATTEMPT_TARGET_COLUMNS, attemptTargetOf } from './attempt-store.js';
 import type { AttemptTarget } from './attempt-store.js';
 import { handOff } from './deliver.js';
+import type { ErasureHashKey } from './erased-users.js';
 import { statementBatches } from './statement-batches.js';
 
 /** Deliveries of one event started before the worker turns to other work for a moment. */
@@ -21,6 +22,8 @@ export interface FanOutOptions {
   attempts: AttemptMaker;
   metrics: WebhookMetrics;
   logger: Logger;
+  /** The key erasures name users with (ERASURE_HASH_KEY), for the erasure check of each delivery. */
+  erasureHashKey: ErasureHashKey;
   /** Most events one statement carries. Default: 200. */
   maxBatchSize?: number;
 }
@@ -170,6 +173,7 @@ export class FanOut {
     const unique = [...new Map(events.map((event) => [event.id, event])).values()];
     const { rows } = await this.options.pool.query<Record<string, unknown> & { event_id: string; id: string | null }>({ name: 'fan-out', text: FAN_OUT_SQL, values: [
       JSON.stringify(unique.map((event) => ({ id: event.id, event: event.event, created_at: event.created_at, app: event.app, data: event.data }))),
+      this.options.erasureHashKey.pads,
     ] });
     const byEvent = new Map(unique.map((event) => [event.id, { event, answer: { first: false, deliveries: [] as AttemptTarget[] } }]));
     for (const row of rows) {
@@ -187,7 +191,7 @@ export class FanOut {
       const existing = await this.options.pool.query<Record<string, unknown> & { event_id: string; id: string }>({
         name: 'fan-out-existing',
         text: EXISTING_SQL,
-        values: [givenBefore.map(({ event }) => event.id)],
+        values: [givenBefore.map(({ event }) => event.id), this.options.erasureHashKey.pads],
       });
       for (const row of existing.rows) {
         const { event, answer } = byEvent.get(row.event_id)!;

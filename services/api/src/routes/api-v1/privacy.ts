@@ -27,7 +27,7 @@ export function privacyRoutes(context: RouteContext): Router {
     response.json(await exportUserData(context.prisma, request.apiKey!.app.id, externalIdOf(request)));
   });
   router.delete('/privacy/users/:externalId', requireScope('privacy:write', context.links), ...readJsonBody, async (request, response) => {
-    const result = await eraseUserData(context.prisma, request.apiKey!.app.id, externalIdOf(request));
+    const result = await eraseUserData(context.prisma, request.apiKey!.app.id, externalIdOf(request), context.erasureHashKey);
     context.outboxRelay.wake();
     response.json(result);
   });
