@@ -28,34 +28,10 @@ export interface OutboxRelayOptions {
 export const RELAY_LOCK = 0x6f7574626f78; // "outbox"
 
 /**
- * Opens the batch's transaction, claims up to `batchSize` events and stamps them published, in one
- * round trip: the relay runs after every write, and each round trip is a wake-up of both
- * processes. The statements take no parameters, so they go as one simple query. The lock is taken
- * once for the SELECT (an InitPlan); without it the batch is empty. The stamp commits only once
- * the broker has confirmed the batch; if it does not, the transaction rolls back and the events
- * wait.
- *
- * Stamping at the claim, rather than after the publish, locks the claimed rows while they are
- * being published, in position order: an erasure that would withhold or rewrite one of them
- * (privacy/user-data.ts, which locks in the same order) waits for the commit and then finds it
- * published, instead of reporting it withheld while it goes out.
- *
- * The stamp need not wait for the disk (synchronous_commit off): lost in a database crash, it
- * only has the batch published again, which consumers recognise by event id. The events
- * themselves wait in the outbox durably, written by the transactions that made them.
- *
- * The claim walks the unpublished-events index in order (no bitmap or sequential scan), and
- * stamps in that order (no hash join, which could reorder rows), the order an erasure locks in.
- * Each stamp leaves the old row version and its index entry behind until VACUUM, and only an ordered
- * index scan marks such entries dead as it passes them, so the next claim skips them. A bitmap
- * scan, which the planner picks when its statistics are older than the table's growth, visits
- * every row published since the last VACUUM, on every claim: 0.44 ms per claim after 8,700 events
- * in the benchmark, 8 to 19 ms after 200,000, against 0.11 and 0.3 to 0.7 ms this way (measured
- * on the claim's SELECT alone). The dead entries' index pages are still read until VACUUM removes
- * them.
- *
- * A batch whose broker connection drops waits out the confirm timeout and rolls back, its rows
- * locked meanwhile; while the connection is known to be down, no batch starts (`drain`).
+ * Opens the batch's transaction, then claims and stamps up to `batchSize` events in one round trip;
+ * the stamp commits only once the broker has confirmed the batch, else the events wait. The planner
+ * settings keep the claim on the unpublished-events index, in position order, the order an erasure
+ * locks in: why, and what each setting saves, is in docs/decisions.md ("The delivery hot path").
  */
 const claimSql = (batchSize: number) => `
   BEGIN;
@@ -65,6 +41,7 @@ const claimSql = (batchSize: number) => `
   SET LOCAL enable_hashjoin = off;
   WITH claimed AS (
     UPDATE api.outbox_events o SET published_at = now()
+    -- The lock is tried once, as an InitPlan: without it the batch is empty.
     FROM (SELECT position FROM api.outbox_events
           WHERE published_at IS NULL AND (SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}))
           ORDER BY position
