@@ -8,6 +8,7 @@ import winston from 'winston';
 export const root = fileURLToPath(new URL('..', import.meta.url));
 const { createLogger } = await import(`${root}packages/logging/dist/index.js`);
 const { durableBrokerObjects } = await import(`${root}packages/messaging/dist/index.js`);
+const { durableWebhookQueues } = await import(`${root}services/webhook-worker/dist/queues/webhook-topology.js`);
 const { deleteBrokerObjects } = await import(`${root}packages/test-support/dist/index.js`);
 
 /**
@@ -28,7 +29,7 @@ export async function benchEnvironment() {
   let dropped;
   const drop = () => {
     dropped ??= (async () => {
-      await deleteBrokerObjects(amqpUrl, durableBrokerObjects(namespace));
+      await deleteBrokerObjects(amqpUrl, durableBrokerObjects(namespace, durableWebhookQueues(namespace)));
       await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
       await admin.end();
     })();

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { durableBrokerObjects } from '@feedback/messaging';
+import { durableWebhookQueues } from '@feedback/webhook-worker/queues';
 import { HttpsReceiver, createTestDatabase, createTestNamespace, deleteBrokerObjects, freePort, testCertificates } from '@feedback/test-support';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -99,7 +100,7 @@ export async function startSystem(): Promise<RunningSystem> {
     );
     log.end();
     await receiver.close();
-    await deleteBrokerObjects(AMQP_URL, durableBrokerObjects(namespace, RETRY_DELAYS_MS));
+    await deleteBrokerObjects(AMQP_URL, durableBrokerObjects(namespace, durableWebhookQueues(namespace, RETRY_DELAYS_MS)));
     await database.drop();
   };
   try {

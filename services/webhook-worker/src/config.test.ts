@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '@feedback/config';
-import { PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS } from '@feedback/messaging';
+import { PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS } from './queues/webhook-topology.js';
 import { testCertificates } from '@feedback/test-support';
 import { readWorkerConfig } from './config.js';
 

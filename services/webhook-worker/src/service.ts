@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Logger } from '@feedback/logging';
-import { Broker, ConfirmedPublisher, RpcClient, RpcError, declareWebhookTopology, serveRpc, topologyNames, webhookQueueNames } from '@feedback/messaging';
+import { Broker, ConfirmedPublisher, RpcClient, RpcError, serveRpc, topologyNames } from '@feedback/messaging';
+import { declareWebhookTopology, webhookQueueNames } from './queues/webhook-topology.js';
 import { consumeDeliveries } from './deliveries/deliver.js';
 import { deliveryCommands } from './deliveries/delivery-commands.js';
 import { AttemptMaker } from './deliveries/attempt-maker.js';

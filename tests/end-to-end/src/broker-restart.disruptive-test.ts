@@ -1,6 +1,7 @@
 import amqplib from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { webhookQueueNames, topologyNames } from '@feedback/messaging';
+import { topologyNames } from '@feedback/messaging';
+import { webhookQueueNames } from '../../../services/webhook-worker/src/queues/webhook-topology.js';
 import { HttpsReceiver, eventually, rabbitmqctl, testCertificates } from '@feedback/test-support';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import { AMQP_URL, healthUrl, startSystem } from './system.js';

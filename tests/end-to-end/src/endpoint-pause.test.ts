@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import amqplib from 'amqplib';
-import { ATTEMPT_HEADER, topologyNames, webhookQueueNames } from '@feedback/messaging';
+import { topologyNames } from '@feedback/messaging';
+import { ATTEMPT_HEADER, webhookQueueNames } from '../../../services/webhook-worker/src/queues/webhook-topology.js';
 import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
 import { call, createApp, grantScopes, signUpTeam } from './dashboard.js';
 import type { Owner } from './dashboard.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import amqplib from 'amqplib';
-import { topologyNames, webhookQueueNames } from '@feedback/messaging';
+import { topologyNames } from '@feedback/messaging';
+import { webhookQueueNames } from '../../../services/webhook-worker/src/queues/webhook-topology.js';
 import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
 import { WebhookVerificationError, verify } from '@feedback/webhook-signature';
 import { call, createApp, signUpTeam } from './dashboard.js';

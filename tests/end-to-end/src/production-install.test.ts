@@ -14,6 +14,7 @@ import type { TestDatabase } from '@feedback/test-support';
 import { verify } from '@feedback/webhook-signature';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import { AMQP_URL, POSTGRES_URL } from './system.js';
+import { durableWebhookQueues } from '../../../services/webhook-worker/src/queues/webhook-topology.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -141,7 +142,7 @@ afterAll(async () => {
         }),
     );
     await receiver?.close();
-    await deleteBrokerObjects(AMQP_URL, durableBrokerObjects(namespace));
+    await deleteBrokerObjects(AMQP_URL, durableBrokerObjects(namespace, durableWebhookQueues(namespace)));
   } finally {
     await database?.drop();
     if (image) rmSync(image, { recursive: true, force: true });

@@ -14,6 +14,7 @@ import { readAuthorityConfig, startAuthority } from '../../../services/authority
 import type { AuthorityService } from '../../../services/authority/src/service.js';
 import { readWorkerConfig, startWorker } from '../../../services/webhook-worker/src/service.js';
 import type { WorkerService } from '../../../services/webhook-worker/src/service.js';
+import { durableWebhookQueues } from '../../../services/webhook-worker/src/queues/webhook-topology.js';
 
 export interface RunningSystem {
   api: ApiService;
@@ -155,7 +156,7 @@ export async function startSystem(overrides: Record<string, string> = {}, option
       await brokerProxy.close();
       await databaseProxy?.close();
       const { retryDelaysMs, throttleDelaysMs } = readWorkerConfig(env).config;
-      await deleteBrokerObjects(AMQP_URL, durableBrokerObjects(namespace, retryDelaysMs, throttleDelaysMs));
+      await deleteBrokerObjects(AMQP_URL, durableBrokerObjects(namespace, durableWebhookQueues(namespace, retryDelaysMs, throttleDelaysMs)));
       await deleteBrokerLogins(logins.users);
       await database.drop();
     },

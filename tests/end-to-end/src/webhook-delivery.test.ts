@@ -1,7 +1,16 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import amqplib from 'amqplib';
-import { ATTEMPT_HEADER, MANUAL_HEADER, topologyNames, webhookQueueNames } from '@feedback/messaging';
+import { topologyNames } from '@feedback/messaging';
+import {
+  ABANDONED_QUEUE_LIMITS,
+  ATTEMPT_HEADER,
+  MANUAL_HEADER,
+  PRODUCTION_RETRY_DELAYS_MS,
+  PRODUCTION_THROTTLE_DELAYS_MS,
+  declareWebhookTopology,
+  webhookQueueNames,
+} from '../../../services/webhook-worker/src/queues/webhook-topology.js';
 import pg from 'pg';
 import { HttpsReceiver, eventually, testCertificates, untilSomeoneWaitsOn } from '@feedback/test-support';
 import type { ReceivedRequest } from '@feedback/test-support';
@@ -470,7 +479,6 @@ describe('a slow endpoint', () => {
 
 describe('the production retry queues', () => {
   it('carry exactly the TTLs 300000, 900000, 2700000, 8100000 and 24300000 ms, dead-lettering back at least once; the throttle queues 1000, 5000 and 30000 ms; the abandoned queue is bounded', async () => {
-    const { ABANDONED_QUEUE_LIMITS, PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS, declareWebhookTopology, topologyNames, webhookQueueNames } = await import('@feedback/messaging');
     expect([...PRODUCTION_RETRY_DELAYS_MS]).toEqual([300_000, 900_000, 2_700_000, 8_100_000, 24_300_000]);
     expect([...PRODUCTION_THROTTLE_DELAYS_MS]).toEqual([1000, 5000, 30_000]);
     // What the worker runs with when not told otherwise.

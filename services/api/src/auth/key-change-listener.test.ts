@@ -19,7 +19,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await broker.close();
-  await deleteBrokerObjects(amqpUrl, durableBrokerObjects(names.namespace));
+  await deleteBrokerObjects(amqpUrl, durableBrokerObjects(names.namespace, []));
 });
 
 describe('KeyChangeListener', () => {

@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
-import { ATTEMPT_HEADER, Broker, ConfirmedPublisher, PRODUCTION_THROTTLE_DELAYS_MS, declareWebhookTopology, durableBrokerObjects, topologyNames, webhookQueueNames } from '@feedback/messaging';
+import { Broker, ConfirmedPublisher, durableBrokerObjects, topologyNames } from '@feedback/messaging';
+import { ATTEMPT_HEADER, PRODUCTION_THROTTLE_DELAYS_MS, declareWebhookTopology, durableWebhookQueues, webhookQueueNames } from '../queues/webhook-topology.js';
 import { createMetricsRegistry } from '@feedback/service-runtime';
 import { HttpsReceiver, createMigratedTestDatabase, createTestNamespace, deleteBrokerObjects, eventually, resolveTestInfrastructure, testCertificates } from '@feedback/test-support';
 import type { MigratedTestDatabase, TestInfrastructure } from '@feedback/test-support';
@@ -54,7 +55,7 @@ afterAll(async () => {
   await receiver?.close();
   await publisher?.close();
   await broker?.close();
-  await deleteBrokerObjects(infrastructure.amqpUrl, durableBrokerObjects(namespace, retryDelaysMs));
+  await deleteBrokerObjects(infrastructure.amqpUrl, durableBrokerObjects(namespace, durableWebhookQueues(namespace, retryDelaysMs)));
   await database?.drop();
   await infrastructure?.stop();
 });

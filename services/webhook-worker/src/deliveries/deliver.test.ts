@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS, THROTTLED_HEADER, topologyNames, webhookQueueNames } from '@feedback/messaging';
+import { topologyNames } from '@feedback/messaging';
+import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS, THROTTLED_HEADER, webhookQueueNames } from '../queues/webhook-topology.js';
 import { handOff } from './deliver.js';
 
 const queues = webhookQueueNames(topologyNames(''), PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS);

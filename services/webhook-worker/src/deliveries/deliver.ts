@@ -1,8 +1,10 @@
 import type { ConsumeMessage } from 'amqplib';
 import { deliveryMessageContract } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
-import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, PermanentFailure, THROTTLED_HEADER, declareWebhookTopology, startConsumer, throttleFor } from '@feedback/messaging';
-import type { Broker, ConfirmedPublisher, Consumer, WebhookQueueNames } from '@feedback/messaging';
+import { PermanentFailure, startConsumer } from '@feedback/messaging';
+import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, THROTTLED_HEADER, declareWebhookTopology, throttleFor } from '../queues/webhook-topology.js';
+import type { Broker, ConfirmedPublisher, Consumer } from '@feedback/messaging';
+import type { WebhookQueueNames } from '../queues/webhook-topology.js';
 import type { AttemptMaker } from './attempt-maker.js';
 import { automaticAttemptDue } from './attempt-store.js';
 import type { AttemptStore } from './attempt-store.js';

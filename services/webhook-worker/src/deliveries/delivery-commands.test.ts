@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
-import { Broker, ConfirmedPublisher, PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS, topologyNames, webhookQueueNames } from '@feedback/messaging';
+import { Broker, ConfirmedPublisher, topologyNames } from '@feedback/messaging';
+import { PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS, webhookQueueNames } from '../queues/webhook-topology.js';
 import { createMigratedTestDatabase, freePort } from '@feedback/test-support';
 import type { MigratedTestDatabase } from '@feedback/test-support';
 import winston from 'winston';

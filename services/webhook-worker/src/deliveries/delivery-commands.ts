@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { PAGE_LIMIT, isUuid } from '@feedback/contracts';
 import type { RpcRequest, RpcResult } from '@feedback/contracts';
-import { ATTEMPT_HEADER, MANUAL_HEADER, RpcError } from '@feedback/messaging';
+import { RpcError } from '@feedback/messaging';
+import { ATTEMPT_HEADER, MANUAL_HEADER } from '../queues/webhook-topology.js';
 import type { Logger } from '@feedback/logging';
-import type { ConfirmedPublisher, RpcCall, WebhookQueueNames } from '@feedback/messaging';
+import type { ConfirmedPublisher, RpcCall } from '@feedback/messaging';
+import type { WebhookQueueNames } from '../queues/webhook-topology.js';
 import type { Delivery, DeliveryAttempt, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { findOwnedEndpoint } from '../endpoints/endpoint-commands.js';
 import { isErasedPayload } from './erased-payload.js';

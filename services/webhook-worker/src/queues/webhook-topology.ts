@@ -1,5 +1,6 @@
 import type { ConfirmChannel } from 'amqplib';
-import type { TopologyNames } from './topology.js';
+import { topologyNames } from '@feedback/messaging';
+import type { TopologyNames } from '@feedback/messaging';
 
 /** The production retry schedule of specification section 8: 5, 15, 45, 135 and 405 minutes. */
 export const PRODUCTION_RETRY_DELAYS_MS = [300_000, 900_000, 2_700_000, 8_100_000, 24_300_000] as const;
@@ -58,6 +59,19 @@ export function webhookQueueNames(
   };
 }
 export type WebhookQueueNames = ReturnType<typeof webhookQueueNames>;
+
+/**
+ * Every queue `declareWebhookTopology` declares under a namespace, for a test run or a benchmark
+ * to remove (`durableBrokerObjects` in `@feedback/messaging`). The delays default to production's.
+ */
+export function durableWebhookQueues(
+  namespace: string,
+  retryDelaysMs: readonly number[] = PRODUCTION_RETRY_DELAYS_MS,
+  throttleDelaysMs: readonly number[] = PRODUCTION_THROTTLE_DELAYS_MS,
+): string[] {
+  const queues = webhookQueueNames(topologyNames(namespace), retryDelaysMs, throttleDelaysMs);
+  return [queues.deliver, queues.abandoned, ...queues.throttles.map((throttle) => throttle.queue), ...queues.retries.map((retry) => retry.queue)];
+}
 
 /**
  * Where a message waits when its endpoint has no slot for it: the first rung, or, when it should

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { topologyNames } from './topology.js';
+import { topologyNames } from '@feedback/messaging';
 import { throttleFor, webhookQueueNames } from './webhook-topology.js';
 
 const queues = webhookQueueNames(topologyNames('t.'), [50, 60, 70, 80, 90], [1000, 5000, 30_000]);
