@@ -13,6 +13,8 @@ export interface Contract<T> {
   /** Returns the value typed, or throws ContractViolation naming the first offending field. */
   parse(value: unknown): T;
   is(value: unknown): value is T;
+  /** Compiles the validator now rather than at the first value: a server calls it at start-up. */
+  compile(): void;
 }
 
 export interface Violation {
@@ -76,6 +78,9 @@ export function defineContract(name: string, schema: JSONSchema): Contract<unkno
     },
     is(value): value is unknown {
       return compiled()(value) === true;
+    },
+    compile() {
+      compiled();
     },
   };
 }

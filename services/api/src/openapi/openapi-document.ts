@@ -1,10 +1,7 @@
 import { DELIVERY_STATUSES, EVENT_DATA_SCHEMAS, EVENT_NAMES, PAGE_LIMIT, SCOPE_NAMES, commentViewSchema, rpcMethods, suggestionViewSchema, surveyResponseViewSchema, ticketViewSchema } from '@feedback/contracts';
-import type { Contract, Scope } from '@feedback/contracts';
-import { analyticsQueryContract, analyticsResultSchema } from '../analytics/analytics.js';
+import type { Contract } from '@feedback/contracts';
 import { ERROR_STATUS } from '../http/api-error.js';
 import type { ErrorCode } from '../http/api-error.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, listQueryContract } from '../pagination/list-query.js';
-import { erasureResultSchema, exportResultSchema } from '../privacy/user-data.js';
 import {
   memberCommentRequest,
   suggestionStatusRequest,
@@ -17,27 +14,20 @@ import {
   widgetTicketRequest,
 } from '../product/request-schemas.js';
 import { boardCommentSchema, boardMessageSchema, suggestionDetailSchema, threadPageSchema, ticketDetailSchema, ticketMessageSchema } from '../product/view-schemas.js';
+import { API_V1_ROUTES } from '../routes/api-v1/api-v1-router.js';
 import { DASHBOARD_ROUTES } from '../routes/dashboard-v1/dashboard-routes.js';
+import { openApiPaths } from '../routes/route-definition.js';
 import { dashboardCodes, errorAnswers, violationsOmittedSchema, violationsSchema } from './dashboard-errors.js';
-import { createSuggestionRequest } from '../suggestions/suggestion-schemas.js';
-import { createTicketRequest } from '../tickets/ticket-schemas.js';
+import { bodySchema, errorResponse, errorResponseWithHeaders, idParameter, json, listQueryTypes, pageOf, pathParameter, queryParameters, ref } from './openapi-parts.js';
+import type { Schema } from './openapi-parts.js';
+import { listQueryContract } from '../pagination/list-query.js';
 
 /**
  * The OpenAPI 3.1 description of everything the api serves, built from the same JSON Schemas
  * the server validates with (request contracts, query contracts, RPC contracts, record views)
  * and the same dashboard route table it mounts.
  */
-type Schema = Record<string, unknown>;
 type Operation = Record<string, unknown>;
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: unknown) => ({ 'application/json': { schema } });
-const errorResponse = (description: string, schema: unknown = ref('Error')) => ({ description, content: json(schema) });
-/** An error response that also carries response headers, each a string. */
-const errorResponseWithHeaders = (description: string, headers: Record<string, string>) => ({
-  ...errorResponse(description),
-  headers: Object.fromEntries(Object.entries(headers).map(([name, about]) => [name, { description: about, schema: { type: 'string' } }])),
-});
 
 const errorSchema = {
   type: 'object',
@@ -64,149 +54,6 @@ const insufficientScopeSchema = {
     docs_url: { type: 'string', format: 'uri' },
   },
 };
-
-const pageOf = (item: string) => ({
-  type: 'object',
-  required: ['data', 'next_cursor'],
-  additionalProperties: false,
-  properties: {
-    data: { type: 'array', items: ref(item) },
-    next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' },
-  },
-});
-
-/**
- * Query parameters from a query contract's properties. The contract sees every query value as the
- * string it arrives as; `typed` gives the type clients should send instead (a number for `limit`).
- */
-function queryParameters(contract: Contract<unknown>, typed: Record<string, Schema> = {}): Schema[] {
-  const properties = (contract.schema as { properties: Record<string, Schema> }).properties;
-  return Object.entries(properties).map(([name, schema]) => ({
-    name,
-    in: 'query',
-    required: false,
-    description: schema['description'],
-    schema: typed[name] ?? { ...schema, description: undefined },
-  }));
-}
-
-/** The REST lists' query parameters, `limit` as the number it is. */
-const listParameters = () => queryParameters(listQueryContract, { limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } });
-
-const pathParameter = (name: string, schema: Schema, description: string) => ({ name, in: 'path', required: true, description, schema });
-const idParameter = (name: string) => pathParameter(name, { type: 'integer' }, 'Numeric id.');
-
-const commonErrors = {
-  '401': errorResponseWithHeaders('`missing_api_key`, `invalid_api_key` or `revoked_api_key`; see WWW-Authenticate.', {
-    'WWW-Authenticate': 'Bearer, with the reason.',
-  }),
-  '404': errorResponse('`not_found`: no such record in this app, or no such route.'),
-  '405': errorResponseWithHeaders('`method_not_allowed`.', { Allow: 'The methods this path takes.' }),
-  '413': errorResponse('`payload_too_large`: bodies are at most 256 KiB.'),
-  '415': errorResponse('`unsupported_media_type`: send the body as application/json.'),
-  '429': errorResponseWithHeaders('`rate_limited`: too many failed authentications from this address (IPv6: its /64).', { 'Retry-After': 'Seconds to wait before trying again.' }),
-  '500': errorResponse('`internal_error`: ours; retry later, quoting X-Request-Id to support.'),
-  '503': errorResponseWithHeaders('`service_unavailable`.', { 'Retry-After': 'Seconds to wait before retrying.' }),
-};
-
-/** An /api/v1 operation: secret key with `scope`. */
-function restOperation(scope: Scope, operation: Operation, responses: Record<string, unknown>): Operation {
-  return {
-    ...operation,
-    tags: [operation['tags'] ?? 'REST API'].flat(),
-    description: `${operation['description'] ?? ''}\n\nRequires the scope \`${scope}\`.`.trim(),
-    security: [{ secretKey: [] }],
-    'x-required-scope': scope,
-    responses: {
-      ...responses,
-      '400': errorResponse('`validation_failed` (with `field`), `malformed_json` or `invalid_cursor`.'),
-      ...commonErrors,
-      // `error` tells which: insufficient_scope carries the fields of specification section 7.
-      '403': errorResponse('`insufficient_scope` (with the fields below) or `plan_upgrade_required`.', {
-        anyOf: [ref('InsufficientScopeError'), ref('Error')],
-      }),
-    },
-  };
-}
-
-const idempotencyKeyHeader = {
-  name: 'Idempotency-Key',
-  in: 'header',
-  required: false,
-  description: 'Retrying with the same key returns the first answer (with `Idempotent-Replayed: true`) and creates nothing twice. Another request with the same key gets 422 `idempotency_key_reused`. A key is kept for at least 24 hours; after that the same key is a new request.',
-  schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$', description: '1 to 255 visible ASCII characters (no spaces).' },
-};
-
-function restPaths() {
-  const listDescription =
-    'Newest first by default. With `updated_since`, only items updated at or after that instant, oldest update first: sweep every page to recover after missed webhooks, and process items idempotently.';
-  const created = (schema: string) => ({
-    '201': {
-      description: 'Created.',
-      headers: { 'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } } },
-      content: json(ref(schema)),
-    },
-    '409': errorResponse('`idempotency_in_progress`.'),
-    '410': errorResponse('`user_erased`: a retry whose earlier answer named a user since erased; it is not run again.'),
-    '422': errorResponse('`idempotency_key_reused`.'),
-  });
-  return {
-    '/api/v1/suggestions': {
-      post: restOperation('suggestions:write', {
-        operationId: 'createSuggestion',
-        summary: 'Creates a suggestion on behalf of one of your users.',
-        tags: 'Suggestions',
-        parameters: [idempotencyKeyHeader],
-        requestBody: { required: true, content: json(createSuggestionRequest.schema) },
-      }, created('Suggestion')),
-      get: restOperation('suggestions:read', {
-        operationId: 'listSuggestions',
-        summary: 'Lists suggestions, each with its author.',
-        description: listDescription,
-        tags: 'Suggestions',
-        parameters: listParameters(),
-      }, { '200': { description: 'One page.', content: json(pageOf('Suggestion')) } }),
-    },
-    '/api/v1/tickets': {
-      post: restOperation('tickets:write', {
-        operationId: 'createTicket',
-        summary: 'Opens a ticket on behalf of one of your users, with its first message.',
-        tags: 'Tickets',
-        parameters: [idempotencyKeyHeader],
-        requestBody: { required: true, content: json(createTicketRequest.schema) },
-      }, created('Ticket')),
-      get: restOperation('tickets:read', {
-        operationId: 'listTickets',
-        summary: 'Lists tickets.',
-        description: listDescription,
-        tags: 'Tickets',
-        parameters: listParameters(),
-      }, { '200': { description: 'One page.', content: json(pageOf('Ticket')) } }),
-    },
-    '/api/v1/analytics': {
-      get: restOperation('analytics:read', {
-        operationId: 'getAnalytics',
-        summary: 'Counts over a period: suggestions and tickets created, by status; survey responses, average score and NPS.',
-        tags: 'Analytics',
-        parameters: queryParameters(analyticsQueryContract),
-      }, { '200': { description: 'The counts.', content: json(analyticsResultSchema) } }),
-    },
-    '/api/v1/privacy/users/{externalId}': {
-      get: restOperation('privacy:read', {
-        operationId: 'exportUserData',
-        summary: 'Everything held about one of your users.',
-        tags: 'Privacy',
-        parameters: [pathParameter('externalId', { type: 'string', maxLength: 255 }, "Your system's id for the user.")],
-      }, { '200': { description: 'The export.', content: json(exportResultSchema) } }),
-      delete: restOperation('privacy:write', {
-        operationId: 'eraseUserData',
-        summary: 'Erases one of your users: anonymises their suggestions, deletes the rest, and no later webhook carries them. Idempotent.',
-        tags: 'Privacy',
-        parameters: [pathParameter('externalId', { type: 'string', maxLength: 255 }, "Your system's id for the user.")],
-      }, { '200': { description: 'What was erased (zeros when there was nothing left).', content: json(erasureResultSchema) } }),
-    },
-  };
-}
 
 function widgetOperation(operationId: string, summary: string, body: Contract<unknown>, result: string, parameters: Schema[] = []): Operation {
   return {
@@ -245,14 +92,6 @@ function widgetPaths() {
       post: widgetOperation('widgetSurveyResponse', 'An end user answers a survey.', widgetSurveyResponseRequest, 'SurveyResponse'),
     },
   };
-}
-
-/** Path and session fields are not in the body. */
-function bodySchema(request: Schema, omit: string[]): Schema {
-  const properties = { ...(request['properties'] as Record<string, unknown>) };
-  for (const field of omit) delete properties[field];
-  const required = ((request['required'] as string[] | undefined) ?? []).filter((field) => !omit.includes(field));
-  return { ...request, properties, required };
 }
 
 function dashboardCommandPaths(): Record<string, Record<string, unknown>> {
@@ -457,7 +296,7 @@ function dashboardProductPaths() {
   return {
     '/dashboard/v1/apps/{appId}/suggestions': {
       get: productOperation('boardSuggestions', "The app's suggestions (same paging as the REST API).", { '200': { description: 'One page.', content: json(pageOf('Suggestion')) } }, ['not_found', 'invalid_cursor'], {
-        parameters: [app, ...listParameters()],
+        parameters: [app, ...queryParameters(listQueryContract, listQueryTypes)],
       }),
     },
     '/dashboard/v1/apps/{appId}/suggestions/{suggestionId}': {
@@ -480,7 +319,7 @@ function dashboardProductPaths() {
     },
     '/dashboard/v1/apps/{appId}/tickets': {
       get: productOperation('inboxTickets', "The app's tickets (same paging as the REST API).", { '200': { description: 'One page.', content: json(pageOf('Ticket')) } }, ['not_found', 'invalid_cursor'], {
-        parameters: [app, ...listParameters()],
+        parameters: [app, ...queryParameters(listQueryContract, listQueryTypes)],
       }),
     },
     '/dashboard/v1/apps/{appId}/tickets/{ticketId}': {
@@ -560,7 +399,7 @@ export function buildOpenApiDocument(options: { publicBaseUrl: string }) {
           },
         },
       },
-      ...restPaths(),
+      ...openApiPaths('/api/v1', API_V1_ROUTES),
       ...widgetPaths(),
       ...dashboardCommandPaths(),
       ...dashboardProductPaths(),

@@ -1,12 +1,18 @@
-import { Router } from 'express';
-import { analyticsFor } from '../../analytics/analytics.js';
-import { requireScope } from '../../auth/secret-key-auth.js';
-import { readJsonBody } from '../../http/read-json-body.js';
-import type { RouteContext } from '../route-context.js';
+import { analyticsFor, analyticsQueryContract, analyticsResultSchema } from '../../analytics/analytics.js';
+import { json } from '../../openapi/openapi-parts.js';
+import { apiV1Route } from './api-v1-route.js';
 
 /** GET /api/v1/analytics — scope analytics:read. */
-export function analyticsRoute(context: RouteContext): Router {
-  return Router().get('/analytics', requireScope('analytics:read', context.links), ...readJsonBody, async (request, response) => {
+export const analyticsRoute = apiV1Route({
+  method: 'get',
+  path: '/analytics',
+  scope: 'analytics:read',
+  operationId: 'getAnalytics',
+  summary: 'Counts over a period: suggestions and tickets created, by status; survey responses, average score and NPS.',
+  tags: 'Analytics',
+  query: analyticsQueryContract,
+  responses: { '200': { description: 'The counts.', content: json(analyticsResultSchema) } },
+  handler: (context) => async (request, response) => {
     response.json(await analyticsFor(context.prisma, request.apiKey!.app.id, request.query));
-  });
-}
+  },
+});

@@ -1,15 +1,20 @@
-import { Router } from 'express';
-import { requireScope } from '../../auth/secret-key-auth.js';
-import { readJsonBody } from '../../http/read-json-body.js';
 import { idempotencyKeyOf, idempotent, sendOutcome } from '../../idempotency/idempotent.js';
 import { createSuggestion } from '../../suggestions/suggestion-commands.js';
 import { createSuggestionRequest } from '../../suggestions/suggestion-schemas.js';
-import type { RouteContext } from '../route-context.js';
+import { apiV1Route, created, idempotencyKeyHeader } from './api-v1-route.js';
 
 /** POST /api/v1/suggestions — scope suggestions:write; honours Idempotency-Key. */
-export function createSuggestionRoute(context: RouteContext): Router {
-  return Router().post('/suggestions', requireScope('suggestions:write', context.links), ...readJsonBody, async (request, response) => {
-    const input = createSuggestionRequest.parse(request.body);
+export const createSuggestionRoute = apiV1Route({
+  method: 'post',
+  path: '/suggestions',
+  scope: 'suggestions:write',
+  operationId: 'createSuggestion',
+  summary: 'Creates a suggestion on behalf of one of your users.',
+  tags: 'Suggestions',
+  parameters: [idempotencyKeyHeader],
+  body: createSuggestionRequest,
+  responses: created('Suggestion'),
+  handler: (context) => async (request, response, input) => {
     const app = request.apiKey!.app;
     const outcome = await idempotent(context.prisma, { appId: app.id, key: idempotencyKeyOf(request), request }, async (tx) => ({
       status: 201,
@@ -17,5 +22,5 @@ export function createSuggestionRoute(context: RouteContext): Router {
     }));
     context.outboxRelay.wake();
     sendOutcome(response, outcome);
-  });
-}
+  },
+});

@@ -1,15 +1,20 @@
-import { Router } from 'express';
-import { requireScope } from '../../auth/secret-key-auth.js';
-import { readJsonBody } from '../../http/read-json-body.js';
 import { idempotencyKeyOf, idempotent, sendOutcome } from '../../idempotency/idempotent.js';
 import { openTicket } from '../../tickets/ticket-commands.js';
 import { createTicketRequest } from '../../tickets/ticket-schemas.js';
-import type { RouteContext } from '../route-context.js';
+import { apiV1Route, created, idempotencyKeyHeader } from './api-v1-route.js';
 
 /** POST /api/v1/tickets — scope tickets:write; honours Idempotency-Key. */
-export function createTicketRoute(context: RouteContext): Router {
-  return Router().post('/tickets', requireScope('tickets:write', context.links), ...readJsonBody, async (request, response) => {
-    const input = createTicketRequest.parse(request.body);
+export const createTicketRoute = apiV1Route({
+  method: 'post',
+  path: '/tickets',
+  scope: 'tickets:write',
+  operationId: 'createTicket',
+  summary: 'Opens a ticket on behalf of one of your users, with its first message.',
+  tags: 'Tickets',
+  parameters: [idempotencyKeyHeader],
+  body: createTicketRequest,
+  responses: created('Ticket'),
+  handler: (context) => async (request, response, input) => {
     const app = request.apiKey!.app;
     const outcome = await idempotent(context.prisma, { appId: app.id, key: idempotencyKeyOf(request), request }, async (tx) => ({
       status: 201,
@@ -17,5 +22,5 @@ export function createTicketRoute(context: RouteContext): Router {
     }));
     context.outboxRelay.wake();
     sendOutcome(response, outcome);
-  });
-}
+  },
+});

@@ -1,13 +1,21 @@
-import { Router } from 'express';
-import { requireScope } from '../../auth/secret-key-auth.js';
-import { readJsonBody } from '../../http/read-json-body.js';
-import { parseListQuery } from '../../pagination/list-query.js';
+import { json, listQueryTypes, pageOf } from '../../openapi/openapi-parts.js';
+import { listQueryContract, parseListQuery } from '../../pagination/list-query.js';
 import { listSuggestions } from '../../suggestions/list-suggestions.js';
-import type { RouteContext } from '../route-context.js';
+import { apiV1Route, listDescription } from './api-v1-route.js';
 
 /** GET /api/v1/suggestions — scope suggestions:read; newest first, or `updated_since` oldest update first. */
-export function listSuggestionsRoute(context: RouteContext): Router {
-  return Router().get('/suggestions', requireScope('suggestions:read', context.links), ...readJsonBody, async (request, response) => {
+export const listSuggestionsRoute = apiV1Route({
+  method: 'get',
+  path: '/suggestions',
+  scope: 'suggestions:read',
+  operationId: 'listSuggestions',
+  summary: 'Lists suggestions, each with its author.',
+  description: listDescription,
+  tags: 'Suggestions',
+  query: listQueryContract,
+  queryTypes: listQueryTypes,
+  responses: { '200': { description: 'One page.', content: json(pageOf('Suggestion')) } },
+  handler: (context) => async (request, response) => {
     response.json(await listSuggestions(context.prisma, request.apiKey!.app.id, parseListQuery(request.query, { records: 'suggestions', appId: request.apiKey!.app.id })));
-  });
-}
+  },
+});

@@ -1,13 +1,21 @@
-import { Router } from 'express';
-import { requireScope } from '../../auth/secret-key-auth.js';
-import { readJsonBody } from '../../http/read-json-body.js';
-import { parseListQuery } from '../../pagination/list-query.js';
+import { json, listQueryTypes, pageOf } from '../../openapi/openapi-parts.js';
+import { listQueryContract, parseListQuery } from '../../pagination/list-query.js';
 import { listTickets } from '../../tickets/list-tickets.js';
-import type { RouteContext } from '../route-context.js';
+import { apiV1Route, listDescription } from './api-v1-route.js';
 
 /** GET /api/v1/tickets — scope tickets:read; newest first, or `updated_since` oldest update first. */
-export function listTicketsRoute(context: RouteContext): Router {
-  return Router().get('/tickets', requireScope('tickets:read', context.links), ...readJsonBody, async (request, response) => {
+export const listTicketsRoute = apiV1Route({
+  method: 'get',
+  path: '/tickets',
+  scope: 'tickets:read',
+  operationId: 'listTickets',
+  summary: 'Lists tickets.',
+  description: listDescription,
+  tags: 'Tickets',
+  query: listQueryContract,
+  queryTypes: listQueryTypes,
+  responses: { '200': { description: 'One page.', content: json(pageOf('Ticket')) } },
+  handler: (context) => async (request, response) => {
     response.json(await listTickets(context.prisma, request.apiKey!.app.id, parseListQuery(request.query, { records: 'tickets', appId: request.apiKey!.app.id })));
-  });
-}
+  },
+});

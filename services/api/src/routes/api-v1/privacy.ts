@@ -1,10 +1,8 @@
-import { Router } from 'express';
 import type { Request } from 'express';
-import { requireScope } from '../../auth/secret-key-auth.js';
-import { readJsonBody } from '../../http/read-json-body.js';
 import { ApiError } from '../../http/api-error.js';
-import { eraseUserData, exportUserData } from '../../privacy/user-data.js';
-import type { RouteContext } from '../route-context.js';
+import { json, pathParameter } from '../../openapi/openapi-parts.js';
+import { eraseUserData, erasureResultSchema, exportResultSchema, exportUserData } from '../../privacy/user-data.js';
+import { apiV1Route } from './api-v1-route.js';
 
 function externalIdOf(request: Request): string {
   const raw = request.params['externalId'];
@@ -17,19 +15,36 @@ function externalIdOf(request: Request): string {
   return raw;
 }
 
-/**
- * GET /api/v1/privacy/users/{externalId} — scope privacy:read: everything held about the user.
- * DELETE /api/v1/privacy/users/{externalId} — scope privacy:write: erases it; idempotent.
- */
-export function privacyRoutes(context: RouteContext): Router {
-  const router = Router();
-  router.get('/privacy/users/:externalId', requireScope('privacy:read', context.links), ...readJsonBody, async (request, response) => {
+const externalId = pathParameter('externalId', { type: 'string', maxLength: 255 }, "Your system's id for the user.");
+
+/** GET /api/v1/privacy/users/{externalId} — scope privacy:read: everything held about the user. */
+export const exportUserDataRoute = apiV1Route({
+  method: 'get',
+  path: '/privacy/users/:externalId',
+  scope: 'privacy:read',
+  operationId: 'exportUserData',
+  summary: 'Everything held about one of your users.',
+  tags: 'Privacy',
+  parameters: [externalId],
+  responses: { '200': { description: 'The export.', content: json(exportResultSchema) } },
+  handler: (context) => async (request, response) => {
     response.json(await exportUserData(context.prisma, request.apiKey!.app.id, externalIdOf(request)));
-  });
-  router.delete('/privacy/users/:externalId', requireScope('privacy:write', context.links), ...readJsonBody, async (request, response) => {
+  },
+});
+
+/** DELETE /api/v1/privacy/users/{externalId} — scope privacy:write: erases it; idempotent. */
+export const eraseUserDataRoute = apiV1Route({
+  method: 'delete',
+  path: '/privacy/users/:externalId',
+  scope: 'privacy:write',
+  operationId: 'eraseUserData',
+  summary: 'Erases one of your users: anonymises their suggestions, deletes the rest, and no later webhook carries them. Idempotent.',
+  tags: 'Privacy',
+  parameters: [externalId],
+  responses: { '200': { description: 'What was erased (zeros when there was nothing left).', content: json(erasureResultSchema) } },
+  handler: (context) => async (request, response) => {
     const result = await eraseUserData(context.prisma, request.apiKey!.app.id, externalIdOf(request), context.erasureHashKey);
     context.outboxRelay.wake();
     response.json(result);
-  });
-  return router;
-}
+  },
+});
