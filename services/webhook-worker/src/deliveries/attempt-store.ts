@@ -62,10 +62,8 @@ export interface AttemptStoreOptions {
   maxBatchSize?: number;
   /**
    * How long an outcome waits for others to share its statement. Recording is off the path a
-   * delivery waits on (the request has been answered), and at a steady few events a second the
-   * attempts of one event finish a millisecond or two apart: gathered, they are one transaction
-   * instead of several (measured at 500 events/s: 1.0 PostgreSQL transactions per delivery instead
-   * of 1.34, PostgreSQL's CPU per delivery a tenth lower). Default: 0.
+   * delivery waits on, so one event's attempts, finishing a millisecond or two apart, share one
+   * transaction at no cost in latency (docs/decisions.md, "Attempt records are gathered"). Default: 0.
    */
   recordGatherMs?: number;
   /** Told of the outcomes each statement recorded (endpoint health). Default: nobody. */
