@@ -10,8 +10,8 @@ export interface DnsResolverOptions {
   servers?: readonly string[];
   /**
    * How long a lookup waits for its answers, all servers and tries included; past it, it fails
-   * with ETIMEOUT (c-ares alone, which doubles its wait at each try and tries each configured
-   * server in turn, took 4 s for one silent server and 10 s for three). Default: 3000.
+   * with ETIMEOUT. c-ares alone doubles its wait at each try and asks each server in turn, so a
+   * silent server would hold a lookup for seconds (docs/decisions.md). Default: 3000.
    */
   deadlineMs?: number;
 }

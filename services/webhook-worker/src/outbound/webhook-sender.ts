@@ -48,14 +48,10 @@ export function requestHeadersOf(headers: Record<string, string>): Record<string
  * are always verified, and the address dialled must be public (checked in the DNS lookup of each
  * connection, and here for a literal IP).
  *
- * This is the delivery hot path, so it sits on undici's pooled client rather than got or
- * `node:https`: measured against a local HTTPS receiver, undici takes about 110 µs of CPU per
- * request where `node:https` takes 180 µs and got three times that (docs/decisions.md). It uses
- * undici's dispatch interface, whose handler sees the answer as it comes, rather than `request`,
- * which wraps every answer in a stream; and the whole-request limit is a plain timer rather than
- * `AbortSignal.timeout`, whose timer cannot be cleared and, when it fires ten seconds later for a
- * request long done, builds an exception for it (dropping both took an eighth to a third off the
- * worker's CPU per delivery).
+ * This is the delivery hot path, so it uses the cheapest client per request: undici's pool, its
+ * `dispatch` rather than a stream per answer, and a plain timer that is cleared, not
+ * `AbortSignal.timeout`. The figures behind each choice are in docs/decisions.md ("The delivery
+ * hot path").
  */
 export class WebhookSender {
   private readonly dispatcher: Agent;
@@ -67,10 +63,9 @@ export class WebhookSender {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const extraCa = options.extraCaFile ? [readFileSync(options.extraCaFile, 'utf8')] : [];
     // One pool per endpoint origin, connections kept alive (and retired before the receiver's own
-    // Keep-Alive limit), and used in turn (patches/undici@7.30.2.patch): a new TLS connection
-    // costs about ten times a request's CPU here and at the receiver, and stock undici sends every
-    // request to the first free connection, so the ones a burst opened idle out and are opened
-    // again at the next burst. Without a redirect interceptor a 3xx is simply the answer. The connection
+    // Keep-Alive limit), and used in turn (patches/undici@7.30.2.patch): a new TLS connection costs
+    // both sides far more than a request, and stock undici would let a burst's connections idle out
+    // (docs/decisions.md, "undici is patched"). Without a redirect interceptor a 3xx is simply the answer. The connection
     // options go to tls.connect: the safe lookup is the DNS of every connection, and an extra CA
     // goes in as one prebuilt secure context rather than a CA list parsed again per connection.
     this.dispatcher = new Agent({
