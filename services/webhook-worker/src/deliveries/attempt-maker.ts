@@ -1,4 +1,3 @@
-import { createSecretKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { LimitFunction } from 'p-limit';
@@ -13,8 +12,9 @@ import type { WebhookSender } from '../outbound/webhook-sender.js';
 import { automaticAttemptDue } from './attempt-store.js';
 import type { AttemptStore, AttemptTarget } from './attempt-store.js';
 import type { EndpointTeams, FairShare } from './fair-share.js';
-import { noteMostRecent } from './recent-notes.js';
-import type { WebhookMetrics } from './webhook-metrics.js';
+import { EndpointSlots } from './endpoint-slots.js';
+import { OpenedSecrets } from './opened-secrets.js';
+import type { AttemptSlots, WebhookMetrics } from './webhook-metrics.js';
 
 export interface AttemptMakerOptions {
   store: AttemptStore;
@@ -49,15 +49,6 @@ export interface MakeOptions {
   fromEvent?: boolean;
 }
 
-/**
- * Attempts one struggling endpoint may take at once in one worker (at most its usual share): enough
- * to notice that it has recovered, few enough that several failing endpoints cannot fill the worker.
- */
-const STRUGGLING_PER_ENDPOINT = 2;
-
-/** Unsealed secrets kept per process; past this many, the cache starts again. */
-const OPENED_SECRETS_KEPT = 10_000;
-
 export type DeliveryStatus = 'delivered' | 'retrying' | 'abandoned';
 
 /**
@@ -68,78 +59,27 @@ export type DeliveryStatus = 'delivered' | 'retrying' | 'abandoned';
  * its message: the next retry queue after a failure with retries left, the abandoned queue after
  * the last.
  *
- * It also keeps, per endpoint in this process, the attempts in flight and whether the endpoint is
- * struggling (its latest attempt failed or was slow), so callers can keep a slow endpoint from
- * taking the slots other endpoints need.
+ * Each attempt first takes a slot of its endpoint (`EndpointSlots`), then one of the worker's.
  */
-export interface AttemptSlots {
-  active: number;
-  waitingForWorker: number;
-  waitingForEndpoint: number;
-}
-
 export class AttemptMaker {
-  private readonly busy = new Map<string, number>();
-  /** Struggling endpoints: slow (the latest attempt succeeded, slowly) or failing (it failed). */
-  private readonly struggling = new Map<string, 'slow' | 'failing'>();
-  /** A healthy endpoint's typical attempt duration here, in ms (see markHealthy). */
-  private readonly typicalMs = new Map<string, number>();
-  /** Attempts waiting for a slot of their (healthy) endpoint, first come first served. */
-  private readonly lines = new Map<string, Array<(granted: boolean) => void>>();
-  private waitingInLines = 0;
-  /** Attempts in flight for endpoints that were struggling when the attempt began. */
-  private strugglingBusy = 0;
-  /** Most attempts struggling endpoints take together: half the worker, the rest kept for healthy ones. */
-  private readonly strugglingShare: number;
-  private readonly perEndpoint: number;
-  private readonly struggleAfterMs: number;
-  private readonly shortWaitMs: number;
+  private readonly endpoints: EndpointSlots;
   private readonly maxAttempts: number;
   private readonly limit: LimitFunction;
-  private readonly openedSecrets = new Map<string, KeyObject>();
+  private readonly openedSecrets: OpenedSecrets;
   /** Attempts turned away last because their tenant had had its share (fair-share.ts). */
   private readonly beyondShare = new WeakSet<AttemptTarget>();
-  private stopping = false;
 
   constructor(private readonly options: AttemptMakerOptions) {
     const concurrency = options.concurrency ?? 64;
     this.limit = pLimit(concurrency);
-    this.strugglingShare = Math.max(1, Math.floor(concurrency / 2));
-    this.perEndpoint = options.perEndpointConcurrency ?? 8;
-    this.struggleAfterMs = options.struggleAfterMs ?? 1000;
-    this.shortWaitMs = options.shortWaitMs ?? 250;
+    this.endpoints = new EndpointSlots({
+      concurrency,
+      perEndpoint: options.perEndpointConcurrency ?? 8,
+      struggleAfterMs: options.struggleAfterMs ?? 1000,
+      shortWaitMs: options.shortWaitMs ?? 250,
+    });
     this.maxAttempts = 1 + options.queues.retries.length;
-  }
-
-  /**
-   * Whether an attempt for this endpoint may start now (counted at once, before any await, so the
-   * next caller's answer agrees), wait here for one of its endpoint's slots, or go elsewhere.
-   *
-   * A healthy endpoint has `perEndpointConcurrency` slots, and an attempt waits for one when the
-   * endpoint's recent answers say the wait will be short: a burst to a fast receiver is sent
-   * from here, at its pace, rather than sent round the throttle queue a second at a time. A
-   * struggling endpoint (its latest attempt failed or was slow) gets fewer slots, never a wait,
-   * and struggling endpoints together at most half the worker, so that however many customers'
-   * endpoints fail or stall, healthy ones keep theirs.
-   */
-  private admit(endpointId: string, fromEvent: boolean): 'now' | 'wait' | 'elsewhere' {
-    if (this.stopping) return 'elsewhere';
-    const busy = this.busy.get(endpointId) ?? 0;
-    if (this.struggling.has(endpointId)) {
-      if (fromEvent || busy >= Math.min(this.perEndpoint, STRUGGLING_PER_ENDPOINT) || this.strugglingBusy >= this.strugglingShare) return 'elsewhere';
-      this.busy.set(endpointId, busy + 1);
-      this.strugglingBusy += 1;
-      return 'now';
-    }
-    if (busy < this.perEndpoint) {
-      this.busy.set(endpointId, busy + 1);
-      return 'now';
-    }
-    const waiting = this.lines.get(endpointId)?.length ?? 0;
-    // Unknown (nothing answered here yet): one round of waiting, no more.
-    const typicalMs = this.typicalMs.get(endpointId) ?? this.shortWaitMs;
-    const expectedWaitMs = Math.ceil((waiting + 1) / this.perEndpoint) * typicalMs;
-    return waiting < this.limit.concurrency && expectedWaitMs <= this.shortWaitMs ? 'wait' : 'elsewhere';
+    this.openedSecrets = new OpenedSecrets(options.secrets);
   }
 
   /**
@@ -152,40 +92,12 @@ export class AttemptMaker {
    * which other workers then send again.
    */
   stop(): void {
-    this.stopping = true;
-    for (const endpointId of [...this.lines.keys()]) this.turnAwayLine(endpointId);
+    this.endpoints.stop();
   }
 
   /** Whether stop() was called: an attempt turned away now is not for want of a slot. */
   get stopped(): boolean {
-    return this.stopping;
-  }
-
-  /** Resolves true once a slot of this endpoint is handed over, false if it starts struggling first. */
-  private waitForSlot(endpointId: string): Promise<boolean> {
-    return new Promise((resolve) => {
-      const line = this.lines.get(endpointId);
-      if (line) line.push(resolve);
-      else this.lines.set(endpointId, [resolve]);
-      this.waitingInLines += 1;
-    });
-  }
-
-  /** A finished attempt's slot: handed to the next in its endpoint's line, if any, else freed. */
-  private release(endpointId: string, countedStruggling: boolean): void {
-    if (countedStruggling) this.strugglingBusy -= 1;
-    const line = this.lines.get(endpointId);
-    if (line && !this.struggling.has(endpointId)) {
-      const next = line.shift()!;
-      if (line.length === 0) this.lines.delete(endpointId);
-      this.waitingInLines -= 1;
-      next(true);
-      return;
-    }
-    const left = (this.busy.get(endpointId) ?? 1) - 1;
-    // Only endpoints with attempts in flight are kept: a worker runs for days over many endpoints.
-    if (left > 0) this.busy.set(endpointId, left);
-    else this.busy.delete(endpointId);
+    return this.endpoints.stopped;
   }
 
   /**
@@ -194,7 +106,7 @@ export class AttemptMaker {
    * would make now would most likely fail and wait for its retry minutes.
    */
   isFailing(endpointId: string): boolean {
-    return this.struggling.get(endpointId) === 'failing';
+    return this.endpoints.isFailing(endpointId);
   }
 
   /**
@@ -209,7 +121,7 @@ export class AttemptMaker {
 
   /** Whether this endpoint's latest attempt here failed or took longer than `struggleAfterMs`. */
   isStruggling(endpointId: string): boolean {
-    return this.struggling.has(endpointId);
+    return this.endpoints.isStruggling(endpointId);
   }
 
   /**
@@ -218,28 +130,28 @@ export class AttemptMaker {
    * faster to that receiver). For metrics.
    */
   get slots(): AttemptSlots {
-    return { active: this.limit.activeCount, waitingForWorker: this.limit.pendingCount, waitingForEndpoint: this.waitingInLines };
+    return { active: this.limit.activeCount, waitingForWorker: this.limit.pendingCount, waitingForEndpoint: this.endpoints.waiting };
   }
 
   /**
-   * Makes attempt `number` of a delivery, when its endpoint has a slot for it now or soon (see
-   * admit); resolves false, having done nothing, when the caller should send it elsewhere. A
-   * redelivery by hand (`manual`) is one attempt; the automatic schedule allows 1 + retries.
-   * Otherwise resolves true once the attempt is recorded and what follows it is confirmed by the
-   * broker.
+   * Makes attempt `number` of a delivery, when its endpoint has a slot for it now or soon
+   * (`EndpointSlots.admit`). Resolves false, having done nothing, when the caller should send it
+   * elsewhere. Otherwise resolves true once the attempt is recorded and what follows it is
+   * confirmed by the broker. A redelivery by hand (`manual`) is one attempt; the automatic
+   * schedule allows 1 + retries.
    */
   async make(delivery: AttemptTarget, number: number, { manual, redelivered, fromEvent = false }: MakeOptions): Promise<boolean> {
     const { store, logger, metrics } = this.options;
     const teamId = await this.options.fairShare?.teams.of(delivery.endpointId);
     // Only a struggling endpoint's attempt admitted at once counts in strugglingBusy (one never waits).
-    const countedStruggling = this.struggling.has(delivery.endpointId);
-    const admission = this.admit(delivery.endpointId, fromEvent);
+    const countedStruggling = this.endpoints.isStruggling(delivery.endpointId);
+    const admission = this.endpoints.admit(delivery.endpointId, fromEvent);
     if (admission === 'elsewhere') return false;
-    if (admission === 'wait' && !(await this.waitForSlot(delivery.endpointId))) return false;
+    if (admission === 'wait' && !(await this.endpoints.waitForSlot(delivery.endpointId))) return false;
     // Its tenant's share of the worker, by host and team: past it, the attempt goes round a throttle queue.
     const place = teamId === undefined ? undefined : this.options.fairShare!.share.take(teamId, delivery.url);
     if (typeof place === 'string') {
-      this.release(delivery.endpointId, countedStruggling);
+      this.endpoints.release(delivery.endpointId, countedStruggling);
       this.beyondShare.add(delivery);
       return false;
     }
@@ -253,7 +165,7 @@ export class AttemptMaker {
       if (!slotHeld) return;
       slotHeld = false;
       place?.();
-      this.release(delivery.endpointId, countedStruggling);
+      this.endpoints.release(delivery.endpointId, countedStruggling);
     };
     try {
       // A slot free now is taken at once (p-limit starts it before returning), so the delivery
@@ -262,7 +174,7 @@ export class AttemptMaker {
       // holds for it too. Either way, one that names an erased user is withheld, never sent.
       const waits = admission === 'wait' || this.limit.activeCount >= this.limit.concurrency;
       const made = await this.limit(async () => {
-        if (this.stopping) return 'stopping' as const;
+        if (this.endpoints.stopped) return 'stopping' as const;
         const current = waits ? await store.now(delivery.id) : delivery;
         if (current === undefined) return 'gone' as const;
         if (current.namesErasedUser || current.status === 'withheld') return 'withheld' as const;
@@ -278,7 +190,7 @@ export class AttemptMaker {
         // rather than go straight back to its queue and hold a slot of it, again and again.
         let key: KeyObject;
         try {
-          key = this.openSecret(current.secretEncrypted, delivery.endpointId);
+          key = this.openedSecrets.open(current.secretEncrypted, delivery.endpointId);
         } catch (error) {
           return { unopenable: error } as const;
         }
@@ -319,7 +231,7 @@ export class AttemptMaker {
         return true;
       }
       if ('unopenable' in made) {
-        this.markStruggling(delivery.endpointId, 'failing');
+        this.endpoints.markStruggling(delivery.endpointId, 'failing');
         metrics.secretUnopenable.inc();
         logger.warn('attempt not made: no configured key opens its endpoint\'s signing secret; it waits', { ...about, error: made.unopenable });
         return false;
@@ -336,8 +248,7 @@ export class AttemptMaker {
         metrics.eventToDelivery.observe((startedAt.getTime() + result.durationMs - Date.parse(delivery.eventCreatedAt)) / 1000);
       }
       this.options.fairShare?.share.noteAnswer(delivery.url, result.durationMs, delivered);
-      if (delivered && result.durationMs <= this.struggleAfterMs) this.markHealthy(delivery.endpointId, result.durationMs);
-      else this.markStruggling(delivery.endpointId, delivered ? 'slow' : 'failing');
+      this.endpoints.noteAnswer(delivery.endpointId, result.durationMs, delivered);
       giveUpSlot();
       const recorded = await store.record({
         deliveryId: delivery.id,
@@ -378,53 +289,6 @@ export class AttemptMaker {
       giveUpSlot();
     }
     return true;
-  }
-
-  /**
-   * Notes an endpoint as struggling, most recent last (see noteMostRecent). Attempts waiting for
-   * its slots go elsewhere now, rather than wait on a slow receiver.
-   */
-  private markStruggling(endpointId: string, how: 'slow' | 'failing'): void {
-    this.typicalMs.delete(endpointId);
-    noteMostRecent(this.struggling, endpointId, how);
-    this.turnAwayLine(endpointId);
-  }
-
-  /** The attempts waiting for this endpoint's slots go elsewhere. */
-  private turnAwayLine(endpointId: string): void {
-    const line = this.lines.get(endpointId);
-    if (!line) return;
-    this.lines.delete(endpointId);
-    this.waitingInLines -= line.length;
-    for (const waiter of line) waiter(false);
-  }
-
-  /**
-   * Notes a good answer: the endpoint is healthy, and its typical answer time moves a fifth of the
-   * way towards this one (one slow answer among fast ones does not send a burst round the
-   * throttle queue; an endpoint that turns slow for good is struggling from its first answer
-   * past `struggleAfterMs`, which ends the waits).
-   */
-  private markHealthy(endpointId: string, durationMs: number): void {
-    this.struggling.delete(endpointId);
-    const typical = this.typicalMs.get(endpointId);
-    noteMostRecent(this.typicalMs, endpointId, typical === undefined ? durationMs : 0.8 * typical + 0.2 * durationMs);
-  }
-
-  /**
-   * The endpoint's secret as a signing key, unsealed once per sealed value rather than per
-   * attempt. Keyed by the sealed text, which each attempt reads afresh: a rotated secret is a new
-   * key, and the previous one is never used again. Kept here, one per endpoint, rather than in
-   * the signing library's small cache of string secrets, which many endpoints would churn.
-   */
-  private openSecret(sealed: string, endpointId: string): KeyObject {
-    let key = this.openedSecrets.get(sealed);
-    if (key === undefined) {
-      if (this.openedSecrets.size >= OPENED_SECRETS_KEPT) this.openedSecrets.clear();
-      key = createSecretKey(Buffer.from(this.options.secrets.open(sealed, endpointId), 'utf8'));
-      this.openedSecrets.set(sealed, key);
-    }
-    return key;
   }
 
   /**

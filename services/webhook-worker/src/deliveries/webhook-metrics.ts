@@ -1,6 +1,15 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { AttemptSlots } from './attempt-maker.js';
 import type { Registry } from 'prom-client';
+
+/** The attempts of this worker the gauges read at each scrape, from `AttemptMaker.slots`. */
+export interface AttemptSlots {
+  /** Being made now. */
+  active: number;
+  /** Waiting for one of the worker's slots: more workers would help. */
+  waitingForWorker: number;
+  /** Waiting for one of their endpoint's slots: a burst to one receiver, which more workers would only send faster. */
+  waitingForEndpoint: number;
+}
 
 /**
  * What the worker counts for operators (`/metrics` on its health port): events taken, attempts by
