@@ -7,8 +7,8 @@ const keys = new Map<string, KeyObject>();
 
 /**
  * HMAC-SHA256 over `<t>.<raw body>` with the secret. A string secret is turned into a KeyObject
- * once and kept (a receiver verifies with the same few secrets all day): converted again on every
- * createHmac, it cost a tenth of a small body's verification. A caller with more secrets than
+ * once and kept: a receiver verifies with the same few secrets all day, and converting one again
+ * on every createHmac showed in each verification (docs/decisions.md). A caller with more secrets than
  * that in use (the sender, one per endpoint) passes KeyObjects it keeps itself.
  */
 export function signatureHmac(secret: string | KeyObject, timestamp: string | number, rawBody: string | Uint8Array): Hmac {

@@ -20,8 +20,8 @@ const SIGNATURE_HEX_LENGTH = 64;
  * Where the comma is in a header of the form of specification section 5,
  * `t=<digits>,v1=<64 characters>`, with nothing before, between or after; -1 for anything else.
  * Whether those 64 are lowercase hex is checked as they are compared (signatureComparison), in
- * the same pass. Scanned by hand: a regular expression took a tenth of a small body's
- * verification.
+ * the same pass. Scanned by hand, since a regular expression showed in each verification
+ * (docs/decisions.md).
  */
 function commaOfHeader(header: string): number {
   const comma = header.indexOf(',');
@@ -134,8 +134,8 @@ const malformedHeader = () =>
  * Compares the 32-byte digest (a 'binary' string, one character per byte: cheaper to make than
  * hex or a Buffer) with the 64 characters at `offset` of `header`, and checks they are lowercase
  * hex, in one pass. The comparison has no data-dependent branch or early exit, as
- * crypto.timingSafeEqual (which would need both as Buffers, a fifth of a small body's
- * verification); the only branch is on whether the sender's own characters are hex. A hex
+ * crypto.timingSafeEqual, which would need both as Buffers, at a cost that showed
+ * (docs/decisions.md); the only branch is on whether the sender's own characters are hex. A hex
  * character's value is its low four bits, plus 9 for a letter (bit 6 set).
  */
 function signatureComparison(digest: string, header: string, offset: number): 'match' | 'mismatch' | 'not_hex' {
