@@ -46,8 +46,8 @@ export function createLogger(options: LoggerOptions): Logger {
 
 /**
  * Even a line below the level costs winston an entry object and a pass through its stream before
- * the format above drops it: a twentieth of what the worker allocates per delivery, for two
- * debug lines. These wrappers return first. `this` is the logger or one of its children, which
+ * the format above drops it, which showed in the worker's allocations per delivery
+ * (docs/decisions.md, "Lines below the log level cost nothing"). These wrappers return first. `this` is the logger or one of its children, which
  * inherit the level (and these wrappers) from it.
  */
 function skipBelowLevel(logger: Logger): void {

@@ -60,9 +60,8 @@ export class Broker {
       heartbeatIntervalInSeconds: options.heartbeatSeconds ?? 5,
       reconnectTimeInSeconds: reconnectSeconds,
       // Nagle's algorithm off: amqplib leaves it on, and a small frame (a publish, a confirm, an
-      // ack) then waits for the peer's delayed ACK. Measured on a quorum queue at 500 messages/s:
-      // publish to consume p50 22 ms with it, 0.7 ms without. Each frame would then be a segment of
-      // its own: patches/amqplib@2.3.1.patch makes the frames of one turn leave in one write.
+      // ack) then waits for the peer's delayed ACK (docs/decisions.md has the figures). The frames
+      // of one turn still leave in one write: patches/amqplib@2.3.1.patch.
       connectionOptions: { noDelay: true, clientProperties: { connection_name: options.connectionName } },
     });
     manager.on('connect', () => logger.info('broker connected'));
