@@ -37,8 +37,8 @@ describe('the published packages', () => {
   });
 
   it('leave the validators out of a receiver: the webhook receiver reads the events entry of the contracts, not their index', () => {
-    // The index compiles every contract of the services with ajv on import: 70 ms of a
-    // receiver's start-up, for names it can read from '@feedback/contracts/events'.
+    // The index compiles every contract of the services with ajv on import, which slows a
+    // receiver's start-up (packages/contracts/README.md) for names '@feedback/contracts/events' has.
     const sourceFolder = new URL('./', import.meta.url).pathname;
     const loadsIndex = readdirSync(sourceFolder)
       .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
