@@ -1,5 +1,6 @@
 import type { ConsumeMessage } from 'amqplib';
-import { deliveryMessageContract } from '@feedback/contracts';
+import { deliveriesOf, deliveryMessageContract, deliveryMessagesFor } from '@feedback/contracts';
+import type { DeliveryMessage } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
 import { PermanentFailure, startConsumer } from '@feedback/messaging';
 import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, THROTTLED_HEADER, declareWebhookTopology, throttleFor } from '../queues/webhook-topology.js';
@@ -31,6 +32,12 @@ export interface DeliverOptions {
   climbAfterPerSecond?: number;
 }
 
+/** Where an attempt goes to wait, and the headers it carries there. */
+export interface HandOff {
+  queue: string;
+  headers: Record<string, unknown>;
+}
+
 /**
  * Where an attempt this worker turned away goes, with the headers it carries there: the attempt
  * number, the manual flag and whether it was given before (the broker's own flag does not travel
@@ -44,7 +51,7 @@ export function handOff(
   incoming: Record<string, unknown> | undefined,
   attempt: { number: number; manual: boolean; givenBefore: boolean },
   how: { shuttingDown: true } | { climb: boolean; toTop?: boolean },
-): { queue: string; headers: Record<string, unknown> } {
+): HandOff {
   const headers = {
     [ATTEMPT_HEADER]: attempt.number,
     ...(attempt.manual ? { [MANUAL_HEADER]: true } : {}),
@@ -60,68 +67,65 @@ export function handOff(
 /**
  * Consumes the deliver queue: retries (back from their TTL queues), redeliveries by hand, and
  * first attempts that a domain event's handler did not make itself (see FanOut). Each message
- * names a delivery and an attempt number; the attempt is made once.
+ * names a delivery, or a group of them, and an attempt number; each attempt is made once.
  */
 export function consumeDeliveries(options: DeliverOptions): Consumer {
   const { store, queues, attempts } = options;
   const throttleRates = new ThrottleRates();
   const climbAfterPerSecond = options.climbAfterPerSecond ?? 100;
 
-  async function attempt(message: { delivery_id: string }, raw: ConsumeMessage): Promise<void> {
+  /** Attempts one delivery the message names; answers where it goes to wait instead, if it does. */
+  async function take(deliveryId: string, raw: ConsumeMessage): Promise<HandOff | undefined> {
     const number = Number(raw.properties.headers?.[ATTEMPT_HEADER] ?? 1);
     // Only a message made by hand could carry another: it breaks the contract, and is rejected.
     if (!Number.isSafeInteger(number) || number < 1) throw new PermanentFailure(`${ATTEMPT_HEADER} is not an attempt number`);
     const manual = raw.properties.headers?.[MANUAL_HEADER] === true;
     const givenBefore = raw.fields.redelivered || raw.properties.headers?.[GIVEN_BEFORE_HEADER] === true;
-    let delivery = await store.load(message.delivery_id);
+    let delivery = await store.load(deliveryId);
     // Gone: its endpoint was deleted, or its history outlived DELIVERY_HISTORY_RETENTION_DAYS.
-    if (!delivery) return;
+    if (!delivery) return undefined;
     if (delivery.attempts >= number) {
       // This attempt is already recorded: a duplicate, with nothing to do, unless this message
       // was given before.
       if (givenBefore) await attempts.followUpAgain(delivery, number);
-      return;
+      return undefined;
     }
-    if (delivery.status === 'withheld') return;
+    if (delivery.status === 'withheld') return undefined;
     // An ended `listen` session takes nothing more: its delivery stops, as for a dropped event.
     if (delivery.ended) {
       await store.cancel(delivery.id, number);
-      return;
+      return undefined;
     }
     // A paused endpoint's automatic attempts are held, not made; a Send test's ping still goes,
     // so a team can check its receiver before resuming, and so does a redelivery by hand.
     if (delivery.paused && !manual && delivery.eventType !== 'webhook.ping') {
       if (await store.hold(delivery.id, number)) options.logger.info('delivery held: its endpoint is paused', { deliveryId: delivery.id, attempt: number });
-      return;
+      return undefined;
     }
     if (manual) {
       // Queued in the transaction that marks the delivery pending, so it can arrive before that
       // commits, or after it rolled back (the member was told it failed): it goes only once committed.
       if (!(await store.redeliveryCommitted(delivery.id, number))) {
         options.logger.info('redelivery by hand dropped: not committed, or made already', { deliveryId: delivery.id, attempt: number });
-        return;
+        return undefined;
       }
       // Read again: what was read above came before the redelivery committed, and a rotation, a
       // URL change, an erasure or the endpoint's deletion may have committed while this waited.
       const committed = await store.load(delivery.id);
-      if (!committed || committed.status === 'withheld') return;
+      if (!committed || committed.status === 'withheld') return undefined;
       delivery = committed;
     } else {
       // Settled: no more automatic attempts. One that finds the delivery pending after attempts
       // were made is a stale retry (queued by a duplicate copy of an attempt that was then
       // outweighed by a 2xx): a redelivery by hand is the one due.
-      if (!automaticAttemptDue(delivery, number)) return;
+      if (!automaticAttemptDue(delivery, number)) return undefined;
     }
     if (await attempts.make(delivery, number, { manual, redelivered: givenBefore })) {
       if (manual) options.onManualAttempt?.();
-      return;
+      return undefined;
     }
     const incoming = raw.properties.headers;
-    if (attempts.stopped) {
-      const { queue, headers } = handOff(queues, incoming, { number, manual, givenBefore }, { shuttingDown: true });
-      await options.publisher.sendToQueue(queue, message, { messageId: delivery.id, headers });
-      return;
-    }
+    if (attempts.stopped) return handOff(queues, incoming, { number, manual, givenBefore }, { shuttingDown: true });
     // This endpoint has enough in flight here, and is too slow (or struggling) for a short wait:
     // the message waits in a throttle queue, without an attempt, instead of holding a slot other
     // endpoints' deliveries need. While the endpoint fails, or struggles behind a backlog far
@@ -132,9 +136,43 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     const backlog = throttleRates.note(delivery.endpointId);
     const beyondShare = attempts.wasBeyondShareOfSlowHost(delivery);
     const climb = beyondShare || attempts.isFailing(delivery.endpointId) || (attempts.isStruggling(delivery.endpointId) && backlog > climbAfterPerSecond);
-    const { queue, headers } = handOff(queues, incoming, { number, manual, givenBefore }, { climb, toTop: beyondShare });
     options.metrics.throttled.inc();
-    await options.publisher.sendToQueue(queue, message, { messageId: delivery.id, headers });
+    return handOff(queues, incoming, { number, manual, givenBefore }, { climb, toTop: beyondShare });
+  }
+
+  /**
+   * Takes every delivery the message names, then sends those that must wait on, together where
+   * they go to the same queue with the same headers. A member that fails midway goes back to the
+   * deliver queue on its own, given before, so the others' attempts are not made again.
+   */
+  async function attemptAll(message: DeliveryMessage, raw: ConsumeMessage): Promise<void> {
+    const ids = deliveriesOf(message);
+    if (ids.length === 1) {
+      const onward = await take(ids[0]!, raw);
+      if (onward) await options.publisher.sendToQueue(onward.queue, message, { messageId: ids[0]!, headers: onward.headers });
+      return;
+    }
+    const outcomes = await Promise.allSettled(ids.map((id) => take(id, raw)));
+    const onward = new Map<string, { queue: string; headers: Record<string, unknown>; ids: string[] }>();
+    const failed: string[] = [];
+    outcomes.forEach((outcome, n) => {
+      if (outcome.status === 'rejected') {
+        options.logger.warn('attempt of a group failed midway; handed to the deliver queue', { deliveryId: ids[n], error: outcome.reason });
+        failed.push(ids[n]!);
+        return;
+      }
+      if (!outcome.value) return;
+      const key = `${outcome.value.queue}\n${JSON.stringify(outcome.value.headers)}`;
+      const group = onward.get(key) ?? { ...outcome.value, ids: [] };
+      group.ids.push(ids[n]!);
+      onward.set(key, group);
+    });
+    if (failed.length > 0) onward.set('failed', { queue: queues.deliver, headers: { ...raw.properties.headers, [GIVEN_BEFORE_HEADER]: true }, ids: failed });
+    await Promise.all(
+      [...onward.values()].flatMap(({ queue, headers, ids: grouped }) =>
+        deliveryMessagesFor(grouped).map((next) => options.publisher.sendToQueue(queue, next, { messageId: deliveriesOf(next)[0]!, headers })),
+      ),
+    );
   }
 
   return startConsumer(options.broker, options.logger, {
@@ -143,6 +181,6 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
     setup: (channel) => declareWebhookTopology(channel, queues),
     prefetch: options.prefetch ?? 64,
     contract: deliveryMessageContract,
-    handle: attempt,
+    handle: attemptAll,
   });
 }

@@ -1,5 +1,6 @@
 import type DataLoader from 'dataloader';
 import type pg from 'pg';
+import { deliveriesOf, deliveryMessagesFor } from '@feedback/contracts';
 import type { DomainEvent } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
 import type { ConfirmedPublisher } from '@feedback/messaging';
@@ -121,6 +122,7 @@ export class FanOut {
     // retries queued again each time the event returned.
     // An event with many endpoints gives way to other work every few dozen deliveries, so one
     // team's hundreds of endpoints do not hold the worker while another's event waits.
+    const waitingLongest: string[] = [];
     const turns = [Promise.resolve()];
     for (let turn = 1; turn * YIELD_EVERY < deliveries.length; turn += 1) turns.push(turns[turn - 1]!.then(() => new Promise<void>((resolve) => setImmediate(resolve))));
     const outcomes = await Promise.allSettled(
@@ -130,8 +132,9 @@ export class FanOut {
           attempted += 1;
           if (await attempts.make(delivery, 1, { manual: false, redelivered, fromEvent: true })) return;
           this.options.metrics.handedOff.inc();
-          // Past its tenant's share of a slow host: straight to the longest wait, not round the deliver queue first.
-          if (attempts.wasBeyondShareOfSlowHost(delivery) && !attempts.stopped) await this.waitLongest(delivery.id);
+          // Past its tenant's share of a slow host: straight to the longest wait, not round the
+          // deliver queue first, in one message with the event's others like it (below).
+          if (attempts.wasBeyondShareOfSlowHost(delivery) && !attempts.stopped) waitingLongest.push(delivery.id);
           else await this.handOn(delivery.id, false);
           return;
         }
@@ -149,6 +152,7 @@ export class FanOut {
         return this.handOn(delivery.id, true);
       }),
     );
+    if (waitingLongest.length > 0) await this.waitLongest(waitingLongest);
     return { first, attempted };
   }
 
@@ -162,11 +166,15 @@ export class FanOut {
     await publisher.sendToQueue(queues.deliver, { delivery_id: deliveryId }, { messageId: deliveryId, headers });
   }
 
-  /** Sends a first attempt to the top rung of the throttle ladder, from where it returns to the deliver queue. */
-  private async waitLongest(deliveryId: string): Promise<void> {
+  /**
+   * Sends first attempts to the top rung of the throttle ladder, from where they return to the
+   * deliver queue. They travel together: a slow host's backlog costs the broker one message per
+   * event, not one per delivery.
+   */
+  private async waitLongest(deliveryIds: readonly string[]): Promise<void> {
     const { publisher, queues } = this.options;
     const { queue, headers } = handOff(queues, undefined, { number: 1, manual: false, givenBefore: false }, { climb: true, toTop: true });
-    await publisher.sendToQueue(queue, { delivery_id: deliveryId }, { messageId: deliveryId, headers });
+    await Promise.all(deliveryMessagesFor(deliveryIds).map((message) => publisher.sendToQueue(queue, message, { messageId: deliveriesOf(message)[0]!, headers })));
   }
 
   private async fanOutMany(events: readonly DomainEvent[]): Promise<EventDeliveries[]> {
