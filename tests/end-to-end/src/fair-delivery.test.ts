@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import amqplib from 'amqplib';
 import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-support';
-import { topologyNames, webhookQueueNames } from '@feedback/messaging';
+import { topologyNames } from '@feedback/messaging';
+import { webhookQueueNames } from '../../../services/webhook-worker/src/queues/webhook-topology.js';
 import { call, createApp, signUpTeam } from './dashboard.js';
 import { AMQP_URL, startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
