@@ -1,26 +1,15 @@
 import { DELIVERY_STATUSES, EVENT_DATA_SCHEMAS, EVENT_NAMES, PAGE_LIMIT, SCOPE_NAMES, commentViewSchema, rpcMethods, suggestionViewSchema, surveyResponseViewSchema, ticketViewSchema } from '@feedback/contracts';
-import type { Contract } from '@feedback/contracts';
 import { ERROR_STATUS } from '../http/api-error.js';
 import type { ErrorCode } from '../http/api-error.js';
-import {
-  memberCommentRequest,
-  suggestionStatusRequest,
-  ticketMessageRequest,
-  ticketStatusRequest,
-  widgetCommentRequest,
-  widgetReplyRequest,
-  widgetSuggestionRequest,
-  widgetSurveyResponseRequest,
-  widgetTicketRequest,
-} from '../product/request-schemas.js';
-import { boardCommentSchema, boardMessageSchema, suggestionDetailSchema, threadPageSchema, ticketDetailSchema, ticketMessageSchema } from '../product/view-schemas.js';
+import { ticketMessageSchema } from '../product/view-schemas.js';
 import { API_V1_ROUTES } from '../routes/api-v1/api-v1-router.js';
+import { BOARD_ROUTES } from '../routes/dashboard-v1/board/board-routes.js';
+import { WIDGET_ROUTES } from '../routes/widget-v1/widget-router.js';
 import { DASHBOARD_ROUTES } from '../routes/dashboard-v1/dashboard-routes.js';
 import { openApiPaths } from '../routes/route-definition.js';
 import { dashboardCodes, errorAnswers, violationsOmittedSchema, violationsSchema } from './dashboard-errors.js';
-import { bodySchema, errorResponse, errorResponseWithHeaders, idParameter, json, listQueryTypes, pageOf, pathParameter, queryParameters, ref } from './openapi-parts.js';
+import { bodySchema, errorResponse, idParameter, json, pathParameter } from './openapi-parts.js';
 import type { Schema } from './openapi-parts.js';
-import { listQueryContract } from '../pagination/list-query.js';
 
 /**
  * The OpenAPI 3.1 description of everything the api serves, built from the same JSON Schemas
@@ -55,45 +44,6 @@ const insufficientScopeSchema = {
   },
 };
 
-function widgetOperation(operationId: string, summary: string, body: Contract<unknown>, result: string, parameters: Schema[] = []): Operation {
-  return {
-    operationId,
-    summary,
-    tags: ['Widget'],
-    security: [{ publicKey: [] }],
-    ...(parameters.length > 0 ? { parameters } : {}),
-    requestBody: { required: true, content: json(body.schema) },
-    responses: {
-      '201': { description: 'Created.', content: json(ref(result)) },
-      '400': errorResponse('`validation_failed` with `field`.'),
-      '401': errorResponse('`invalid_public_key`.'),
-      '404': errorResponse('`not_found`: no such record (or, for replies, not your ticket).'),
-      '409': errorResponse('`ticket_closed`.'),
-      '429': errorResponseWithHeaders('`rate_limited`: too many requests from this address (IPv6: its /64), or with this public key.', {
-        'Retry-After': 'Seconds to wait before trying again.',
-      }),
-      '500': errorResponse('`internal_error`: ours; retry later, quoting X-Request-Id to support.'),
-      '503': errorResponseWithHeaders('`service_unavailable`.', { 'Retry-After': 'Seconds to wait before retrying.' }),
-    },
-  };
-}
-
-function widgetPaths() {
-  return {
-    '/widget/v1/suggestions': { post: widgetOperation('widgetCreateSuggestion', 'An end user submits a suggestion.', widgetSuggestionRequest, 'Suggestion') },
-    '/widget/v1/suggestions/{suggestionId}/comments': {
-      post: widgetOperation('widgetComment', 'An end user comments on a suggestion.', widgetCommentRequest, 'Comment', [idParameter('suggestionId')]),
-    },
-    '/widget/v1/tickets': { post: widgetOperation('widgetOpenTicket', 'An end user opens a ticket.', widgetTicketRequest, 'Ticket') },
-    '/widget/v1/tickets/{ticketId}/replies': {
-      post: widgetOperation('widgetReply', 'An end user replies to their own ticket (reopens it if pending or solved).', widgetReplyRequest, 'TicketMessage', [idParameter('ticketId')]),
-    },
-    '/widget/v1/survey-responses': {
-      post: widgetOperation('widgetSurveyResponse', 'An end user answers a survey.', widgetSurveyResponseRequest, 'SurveyResponse'),
-    },
-  };
-}
-
 function dashboardCommandPaths(): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of DASHBOARD_ROUTES) {
@@ -120,18 +70,6 @@ function dashboardCommandPaths(): Record<string, Record<string, unknown>> {
     };
   }
   return paths;
-}
-
-/** A board operation: any member of the app's team; `codes` are its own error codes besides those of any member route. */
-function productOperation(operationId: string, summary: string, success: Record<string, unknown>, codes: readonly ErrorCode[], extra: Operation = {}): Operation {
-  return {
-    operationId,
-    summary,
-    tags: ['Dashboard'],
-    security: [{ memberSession: [] }],
-    ...extra,
-    responses: { ...success, ...errorAnswers(dashboardCodes({ body: extra.requestBody !== undefined }, codes)) },
-  };
 }
 
 /** Webhook endpoints and their deliveries: the worker's RPC contracts, behind Owner/Admin. */
@@ -284,65 +222,6 @@ function dashboardWebhookPaths() {
   };
 }
 
-/** The board: an app's suggestions and tickets, for any member of its team. */
-function dashboardProductPaths() {
-  const app = idParameter('appId');
-  const body = (contract: Contract<unknown>) => ({ requestBody: { required: true, content: json(contract.schema) } });
-  // The paging of a suggestion's comments and a ticket's messages.
-  const threadParameters = [
-    { name: 'cursor', in: 'query', required: false, description: "The previous page's `next_cursor`.", schema: { type: 'string' } },
-    { name: 'limit', in: 'query', required: false, description: 'Items per page.', schema: { type: 'integer', minimum: 1, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default } },
-  ];
-  return {
-    '/dashboard/v1/apps/{appId}/suggestions': {
-      get: productOperation('boardSuggestions', "The app's suggestions (same paging as the REST API).", { '200': { description: 'One page.', content: json(pageOf('Suggestion')) } }, ['not_found', 'invalid_cursor'], {
-        parameters: [app, ...queryParameters(listQueryContract, listQueryTypes)],
-      }),
-    },
-    '/dashboard/v1/apps/{appId}/suggestions/{suggestionId}': {
-      get: productOperation('getSuggestion', 'One suggestion, as the board lists it, with the statuses it may move to now.', { '200': { description: 'The suggestion.', content: json(suggestionDetailSchema) } }, ['not_found'], {
-        parameters: [app, idParameter('suggestionId')],
-      }),
-      patch: productOperation('changeSuggestionStatus', 'Moves a suggestion on the board; emits suggestion.status_changed.', { '200': { description: 'The suggestion.', content: json(ref('Suggestion')) } }, ['not_found', 'invalid_transition'], {
-        parameters: [app, idParameter('suggestionId')],
-        ...body(suggestionStatusRequest),
-      }),
-    },
-    '/dashboard/v1/apps/{appId}/suggestions/{suggestionId}/comments': {
-      get: productOperation('listComments', "The suggestion's comments, oldest first, each with its author: a member or an end user.", { '200': { description: 'One page.', content: json(threadPageSchema(boardCommentSchema)) } }, ['not_found', 'invalid_cursor'], {
-        parameters: [app, idParameter('suggestionId'), ...threadParameters],
-      }),
-      post: productOperation('commentAsMember', 'Comments on a suggestion as the team; emits suggestion.commented.', { '201': { description: 'The comment.', content: json(ref('Comment')) } }, ['not_found'], {
-        parameters: [app, idParameter('suggestionId')],
-        ...body(memberCommentRequest),
-      }),
-    },
-    '/dashboard/v1/apps/{appId}/tickets': {
-      get: productOperation('inboxTickets', "The app's tickets (same paging as the REST API).", { '200': { description: 'One page.', content: json(pageOf('Ticket')) } }, ['not_found', 'invalid_cursor'], {
-        parameters: [app, ...queryParameters(listQueryContract, listQueryTypes)],
-      }),
-    },
-    '/dashboard/v1/apps/{appId}/tickets/{ticketId}': {
-      get: productOperation('getTicket', 'One ticket, as the board lists it, with the statuses it may move to now.', { '200': { description: 'The ticket.', content: json(ticketDetailSchema) } }, ['not_found'], {
-        parameters: [app, idParameter('ticketId')],
-      }),
-      patch: productOperation('changeTicketStatus', "Changes a ticket's status; emits ticket.status_changed.", { '200': { description: 'The ticket.', content: json(ref('Ticket')) } }, ['not_found', 'invalid_transition'], {
-        parameters: [app, idParameter('ticketId')],
-        ...body(ticketStatusRequest),
-      }),
-    },
-    '/dashboard/v1/apps/{appId}/tickets/{ticketId}/messages': {
-      get: productOperation('listMessages', "The ticket's messages, public replies and internal notes, oldest first, each with its sender.", { '200': { description: 'One page.', content: json(threadPageSchema(boardMessageSchema)) } }, ['not_found', 'invalid_cursor'], {
-        parameters: [app, idParameter('ticketId'), ...threadParameters],
-      }),
-      post: productOperation('replyOrNote', 'A public reply (emits ticket.replied, sender_type agent) or an internal note (no event).', { '201': { description: 'The message.', content: json(ref('TicketMessage')) } }, ['not_found', 'ticket_closed'], {
-        parameters: [app, idParameter('ticketId')],
-        ...body(ticketMessageRequest),
-      }),
-    },
-  };
-}
-
 export function buildOpenApiDocument(options: { publicBaseUrl: string }) {
   return {
     openapi: '3.1.0',
@@ -400,9 +279,9 @@ export function buildOpenApiDocument(options: { publicBaseUrl: string }) {
         },
       },
       ...openApiPaths('/api/v1', API_V1_ROUTES),
-      ...widgetPaths(),
+      ...openApiPaths('/widget/v1', WIDGET_ROUTES),
       ...dashboardCommandPaths(),
-      ...dashboardProductPaths(),
+      ...openApiPaths('/dashboard/v1', BOARD_ROUTES),
       ...dashboardWebhookPaths(),
     },
   };

@@ -6,8 +6,9 @@ import { answerOtherMethods } from '../../http/method-not-allowed.js';
 import { bodyObject } from '../../http/read-json-body.js';
 import { recordId } from '../../product/request-schemas.js';
 import type { RouteContext } from '../route-context.js';
+import { mountRoutes } from '../route-definition.js';
+import { BOARD_ROUTES } from './board/board-routes.js';
 import { DASHBOARD_ROUTES } from './dashboard-routes.js';
-import { productRouter } from './product/product-router.js';
 import { webhooksRouter } from './webhooks/webhooks-router.js';
 import type { DashboardRoute } from './dashboard-routes.js';
 
@@ -45,7 +46,7 @@ export function dashboardRouter(context: RouteContext): Router {
   answerOtherMethods(router);
   router.use(memberAuth(context.sessionKeys));
   DASHBOARD_ROUTES.filter((route) => !route.public).forEach(mount);
-  router.use(productRouter(context));
+  mountRoutes(router, BOARD_ROUTES, context);
   router.use(webhooksRouter(context));
   answerOtherMethods(router);
   return router;

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { methodNotAllowed } from '../../http/method-not-allowed.js';
+import { idParameter } from '../../openapi/openapi-parts.js';
 import type { Actor } from '../../product/actor.js';
 import {
   recordId,
@@ -13,7 +13,9 @@ import { commentOnSuggestion, createSuggestion } from '../../suggestions/suggest
 import { submitSurveyResponse } from '../../surveys/survey-commands.js';
 import { addTicketMessage, openTicket } from '../../tickets/ticket-commands.js';
 import type { RouteContext } from '../route-context.js';
-import { productAction } from '../product-action.js';
+import { mountRoutes } from '../route-definition.js';
+import type { RouteDefinition } from '../route-definition.js';
+import { widgetRoute } from './widget-route.js';
 
 const endUser = (user: { external_id: string; name?: string | null }): Actor => ({ type: 'app_user', externalId: user.external_id, name: user.name ?? null });
 
@@ -22,32 +24,55 @@ const endUser = (user: { external_id: string; name?: string | null }): Actor => 
  * key; the user names themselves with the customer's `external_id`. Every action is one
  * transaction that writes its event to the outbox.
  */
+export const WIDGET_ROUTES: readonly RouteDefinition<RouteContext>[] = [
+  widgetRoute({
+    path: '/suggestions',
+    operationId: 'widgetCreateSuggestion',
+    summary: 'An end user submits a suggestion.',
+    body: widgetSuggestionRequest,
+    result: 'Suggestion',
+    work: (tx, app, input) => createSuggestion(tx, app, { title: input.title, body: input.body ?? null, author: input.user }),
+  }),
+  widgetRoute({
+    path: '/suggestions/:suggestionId/comments',
+    operationId: 'widgetComment',
+    summary: 'An end user comments on a suggestion.',
+    body: widgetCommentRequest,
+    result: 'Comment',
+    parameters: [idParameter('suggestionId')],
+    work: (tx, app, input, request) => commentOnSuggestion(tx, app, recordId(request.params['suggestionId']), input.body, endUser(input.user)),
+  }),
+  widgetRoute({
+    path: '/tickets',
+    operationId: 'widgetOpenTicket',
+    summary: 'An end user opens a ticket.',
+    body: widgetTicketRequest,
+    result: 'Ticket',
+    work: (tx, app, input) => openTicket(tx, app, { subject: input.subject, body: input.body, author: input.user }),
+  }),
+  widgetRoute({
+    path: '/tickets/:ticketId/replies',
+    operationId: 'widgetReply',
+    summary: 'An end user replies to their own ticket (reopens it if pending or solved).',
+    body: widgetReplyRequest,
+    result: 'TicketMessage',
+    parameters: [idParameter('ticketId')],
+    work: (tx, app, input, request) =>
+      addTicketMessage(tx, app, recordId(request.params['ticketId']), { body: input.body, visibility: 'public' }, endUser(input.user)),
+  }),
+  widgetRoute({
+    path: '/survey-responses',
+    operationId: 'widgetSurveyResponse',
+    summary: 'An end user answers a survey.',
+    body: widgetSurveyResponseRequest,
+    result: 'SurveyResponse',
+    work: (tx, app, input) => submitSurveyResponse(tx, app, input),
+  }),
+];
+
+/** Every /widget/v1 route, behind the surface's limit, public key check and body read. */
 export function widgetRouter(context: RouteContext): Router {
   const router = Router();
-  const act = (status: number, work: Parameters<typeof productAction>[3]) => productAction(context, (request) => request.widgetApp!.app, status, work);
-
-  router.post('/suggestions', act(201, (tx, app, request) => {
-    const input = widgetSuggestionRequest.parse(request.body);
-    return createSuggestion(tx, app, { title: input.title, body: input.body ?? null, author: input.user });
-  }));
-  router.post('/suggestions/:suggestionId/comments', act(201, (tx, app, request) => {
-    const input = widgetCommentRequest.parse(request.body);
-    return commentOnSuggestion(tx, app, recordId(request.params['suggestionId']), input.body, endUser(input.user));
-  }));
-  router.post('/tickets', act(201, (tx, app, request) => {
-    const input = widgetTicketRequest.parse(request.body);
-    return openTicket(tx, app, { subject: input.subject, body: input.body, author: input.user });
-  }));
-  router.post('/tickets/:ticketId/replies', act(201, (tx, app, request) => {
-    const input = widgetReplyRequest.parse(request.body);
-    return addTicketMessage(tx, app, recordId(request.params['ticketId']), { body: input.body, visibility: 'public' }, endUser(input.user));
-  }));
-  router.post('/survey-responses', act(201, (tx, app, request) => {
-    const input = widgetSurveyResponseRequest.parse(request.body);
-    return submitSurveyResponse(tx, app, input);
-  }));
-  for (const path of ['/suggestions', '/suggestions/:suggestionId/comments', '/tickets', '/tickets/:ticketId/replies', '/survey-responses']) {
-    router.all(path, methodNotAllowed(['POST']));
-  }
+  mountRoutes(router, WIDGET_ROUTES, context);
   return router;
 }
