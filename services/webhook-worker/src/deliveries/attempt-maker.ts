@@ -9,8 +9,9 @@ import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } from '@feedback
 import type { SecretBox } from '../endpoints/signing-secrets.js';
 import { requestHeadersOf } from '../outbound/webhook-sender.js';
 import type { WebhookSender } from '../outbound/webhook-sender.js';
-import { automaticAttemptDue } from './attempt-store.js';
-import type { AttemptStore, AttemptTarget } from './attempt-store.js';
+import type { AttemptStore } from './attempt-store.js';
+import { automaticAttemptDue } from './attempt-target.js';
+import type { AttemptTarget } from './attempt-target.js';
 import type { EndpointTeams, FairShare } from './fair-share.js';
 import { EndpointSlots } from './endpoint-slots.js';
 import { OpenedSecrets } from './opened-secrets.js';

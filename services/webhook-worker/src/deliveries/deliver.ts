@@ -7,7 +7,7 @@ import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, THROTTLED_HEADER, d
 import type { Broker, ConfirmedPublisher, Consumer } from '@feedback/messaging';
 import type { WebhookQueueNames } from '../queues/webhook-topology.js';
 import type { AttemptMaker } from './attempt-maker.js';
-import { automaticAttemptDue } from './attempt-store.js';
+import { automaticAttemptDue } from './attempt-target.js';
 import type { AttemptStore } from './attempt-store.js';
 import { ThrottleRates } from './throttle-rates.js';
 import type { WebhookMetrics } from './webhook-metrics.js';

@@ -8,8 +8,8 @@ import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER } from '../queues/webhook-topology.
 import type { WebhookQueueNames } from '../queues/webhook-topology.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 import type { AttemptMaker } from './attempt-maker.js';
-import { ATTEMPT_TARGET_COLUMNS, attemptTargetOf } from './attempt-store.js';
-import type { AttemptTarget } from './attempt-store.js';
+import { ATTEMPT_TARGET_COLUMNS, attemptTargetOf } from './attempt-target.js';
+import type { AttemptTarget } from './attempt-target.js';
 import { handOff } from './deliver.js';
 import type { ErasureHashKey } from './erased-users.js';
 import { statementBatches } from './statement-batches.js';

@@ -8,7 +8,7 @@ import winston from 'winston';
 import { migrateWorkerDatabase } from '../database.js';
 import { pruneDeliveries, pruneReceivedEvents } from './prune-delivery-history.js';
 import { insertEndpoint } from '../testing/endpoint-rows.js';
-import { pruneEndedRecoveries } from './recoveries.js';
+import { pruneEndedRecoveries } from './recoverer.js';
 
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
 let database: MigratedTestDatabase;
