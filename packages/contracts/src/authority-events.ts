@@ -1,4 +1,5 @@
 import { defineContract } from './contract.js';
+import { PLANS, planVersionSchema } from './authority-views.js';
 
 /**
  * Published by the authority on `authority.events` when a key stops being valid as it was
@@ -39,3 +40,19 @@ export const keyUsageContract = defineContract('authority.key-usage', {
   },
 } as const);
 export type KeyUsage = ReturnType<typeof keyUsageContract.parse>;
+
+/**
+ * Published by the authority on `authority.events` when a team's plan changes. The worker keeps
+ * the plan with its version, and fits the team's webhook endpoints to it.
+ */
+export const teamPlanChangedContract = defineContract('authority.team-plan-changed', {
+  type: 'object',
+  required: ['team_id', 'plan', 'plan_version'],
+  additionalProperties: false,
+  properties: {
+    team_id: { type: 'string', format: 'uuid' },
+    plan: { enum: PLANS },
+    plan_version: planVersionSchema,
+  },
+} as const);
+export type TeamPlanChanged = ReturnType<typeof teamPlanChangedContract.parse>;

@@ -6,6 +6,7 @@ import {
   keyAuditEntrySchema,
   memberSchema,
   PLANS,
+  planVersionSchema,
   ROLES,
   scopeSchema,
   sessionTokenSchema,
@@ -109,7 +110,10 @@ export const authorityRpcMethods = {
     request: sessionOnly('authority.getTeam.request'),
     result: defineContract('authority.getTeam.result', teamSchema),
   },
-  /** Owner only. Errors: too_many_webhook_endpoints (the team has more than the plan includes), service_unavailable. */
+  /**
+   * Owner only. The plan applies at once; the worker hears it as `team.plan_changed` and pauses the
+   * endpoints a lower plan leaves out. Errors: propagation_unconfirmed.
+   */
   'authority.changePlan': {
     request: defineContract('authority.changePlan.request', withSession({ plan: { enum: PLANS } }, ['plan'])),
     result: defineContract('authority.changePlan.result', teamSchema),
@@ -213,25 +217,6 @@ export const authorityRpcMethods = {
     result: defineContract('authority.getApp.result', appSchema),
   },
   /**
-   * The team's plan as it is now: asked by the webhook worker when it creates an endpoint, under
-   * its per-team lock, so that a plan lowered since the dashboard authorised the creation holds.
-   * Errors: not_found.
-   */
-  'authority.teamPlan': {
-    request: defineContract('authority.teamPlan.request', {
-      type: 'object',
-      required: ['team_id'],
-      additionalProperties: false,
-      properties: { team_id: { type: 'string', format: 'uuid' } },
-    } as const),
-    result: defineContract('authority.teamPlan.result', {
-      type: 'object',
-      required: ['plan'],
-      additionalProperties: false,
-      properties: { plan: { enum: PLANS } },
-    } as const),
-  },
-  /**
    * Owner or Admin of the app's team: may manage its webhook endpoints (specification 1.4).
    * Answers the app and the team's plan. Errors: insufficient_role, not_found.
    */
@@ -239,9 +224,10 @@ export const authorityRpcMethods = {
     request: defineContract('authority.authorizeWebhookManagement.request', withSession({ app_id: recordIdSchema }, ['app_id'])),
     result: defineContract('authority.authorizeWebhookManagement.result', {
       ...appWithPlanSchema,
-      required: [...appWithPlanSchema.required, 'grant'],
+      required: [...appWithPlanSchema.required, 'plan_version', 'grant'],
       properties: {
         ...appWithPlanSchema.properties,
+        plan_version: planVersionSchema,
         /** The authority's signature over the app, team and plan: the worker acts only on it (a JWT, a minute long). */
         grant: { type: 'string' },
       },

@@ -8,6 +8,12 @@ export type Plan = (typeof PLANS)[number];
 /** Webhook endpoints a team may have on each plan (specification section 8). */
 export const WEBHOOK_ENDPOINT_LIMITS = { free: 0, starter: 3, pro: Number.POSITIVE_INFINITY } as const;
 
+/**
+ * A team's plan changes counted by the authority, 1 for the plan it started with. Whoever keeps
+ * the plan keeps the highest version heard: an older word never overwrites a newer one.
+ */
+export const planVersionSchema = { type: 'integer', minimum: 1 } as const;
+
 export const scopeSchema = { enum: SCOPE_NAMES } as const;
 
 /**

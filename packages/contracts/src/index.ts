@@ -17,8 +17,8 @@ export { isUuid } from './uuid.js';
 export type { Scope } from './scopes.js';
 export type { Plan } from './authority-views.js';
 export { ROLES, PLANS, WEBHOOK_ENDPOINT_LIMITS, KEY_ACTIONS, sessionTokenSchema, apiKeySchema, appSchema, memberSchema, teamSchema, keyAuditEntrySchema } from './authority-views.js';
-export { keyChangeContract, keyUsageContract } from './authority-events.js';
-export type { KeyChange, KeyUsage } from './authority-events.js';
+export { keyChangeContract, keyUsageContract, teamPlanChangedContract } from './authority-events.js';
+export type { KeyChange, KeyUsage, TeamPlanChanged } from './authority-events.js';
 export {
   SUGGESTION_STATUSES,
   TICKET_STATUSES,

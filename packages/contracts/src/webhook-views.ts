@@ -23,7 +23,11 @@ const endpointPauseSchema = {
   description: 'Null while deliveries go out. Paused, they are recorded as held, and a Recover sends them once resumed.',
   properties: {
     paused_at: { type: 'string', format: 'date-time' },
-    reason: { enum: ['failing', 'member'], description: 'failing: every attempt failed for the pause period (5 days by default); member: paused by hand.' },
+    reason: {
+      enum: ['failing', 'member', 'plan'],
+      description:
+        "failing: every attempt failed for the pause period (5 days by default); member: paused by hand; plan: beyond the endpoints the team's plan includes, resumed when it includes them again.",
+    },
     paused_by: { type: ['string', 'null'], description: 'The member who paused it; null when the service did.' },
   },
 } as const;

@@ -1,6 +1,6 @@
 import { defineContract, requiredText } from './contract.js';
 import { EVENT_NAMES } from './event-names.js';
-import { PLANS } from './authority-views.js';
+import { PLANS, planVersionSchema } from './authority-views.js';
 import { listOf, pageOf, pageRequestFields } from './rpc-lists.js';
 import { attemptSchema, auditEntrySchema, DELIVERY_STATUSES, deliverySchema, endpointSchema, RECOVERABLE_STATUSES, recoverySchema } from './webhook-views.js';
 
@@ -10,12 +10,13 @@ import { attemptSchema, auditEntrySchema, DELIVERY_STATUSES, deliverySchema, end
  */
 const endpointOwner = {
   type: 'object',
-  required: ['team_id', 'app_id', 'plan', 'grant'],
+  required: ['team_id', 'app_id', 'plan', 'plan_version', 'grant'],
   additionalProperties: false,
   properties: {
     team_id: { type: 'string', format: 'uuid' },
     app_id: { type: 'integer' },
     plan: { enum: PLANS },
+    plan_version: planVersionSchema,
     grant: { type: 'string', minLength: 1, maxLength: 2000 },
   },
 } as const;
@@ -63,24 +64,6 @@ export const webhookWorkerRpcMethods = {
     ),
     // A page, whose `next_cursor` an answer to an api from before paging leaves out.
     result: defineContract('webhook-worker.listEndpoints.result', { ...pageOf(endpointSchema), required: ['items'] } as const),
-  },
-  /**
-   * How many webhook endpoints a team has, across its apps (asked by the authority before and after
-   * lowering a plan), counted under the same per-team lock as creations.
-   */
-  'webhook-worker.countTeamEndpoints': {
-    request: defineContract('webhook-worker.countTeamEndpoints.request', {
-      type: 'object',
-      required: ['team_id'],
-      additionalProperties: false,
-      properties: { team_id: { type: 'string', format: 'uuid' } },
-    } as const),
-    result: defineContract('webhook-worker.countTeamEndpoints.result', {
-      type: 'object',
-      required: ['count'],
-      additionalProperties: false,
-      properties: { count: { type: 'integer', minimum: 0 } },
-    } as const),
   },
   /** One endpoint (never its secret). Errors: not_found. */
   'webhook-worker.getEndpoint': {

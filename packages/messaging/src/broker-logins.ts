@@ -48,7 +48,7 @@ export function brokerPermissions(namespace = ''): Record<BrokerService, BrokerP
   const names = topologyNames(namespace);
   const n = (name: string) => literal(name);
   const authorityQueues = [names.rpcQueue('authority'), names.rpcQueue('authority', 'hot'), names.keyUsageQueue].map(n);
-  const workerQueues = [names.rpcQueue('webhook-worker'), names.workerDomainEventsQueue].map(n);
+  const workerQueues = [names.rpcQueue('webhook-worker'), names.workerDomainEventsQueue, names.workerPlanChangesQueue].map(n);
   // Every delivery queue: the retry and throttle queues carry their delay in their names.
   const deliveryQueues = `${n(`${names.namespace}webhooks.`)}.*`;
   const rpcKeys = (...queues: string[]) => exactly(queues.map(n));
@@ -71,24 +71,25 @@ export function brokerPermissions(namespace = ''): Record<BrokerService, BrokerP
     },
     authority: {
       configure: exactly([...authorityQueues, n(names.authorityEvents), n(names.rpcExchange), n(names.replies), SERVER_NAMED]),
-      write: exactly([...authorityQueues, n(names.authorityEvents), n(names.rpcExchange), SERVER_NAMED, DEFAULT_EXCHANGE]),
+      // No write on `rpc`: the authority calls no service.
+      write: exactly([...authorityQueues, n(names.authorityEvents), SERVER_NAMED, DEFAULT_EXCHANGE]),
       read: exactly([...authorityQueues, n(names.authorityEvents), n(names.rpcExchange), n(names.replies), SERVER_NAMED]),
       topics: [
         { exchange: names.domainEvents, write: '^$', read: '^$' },
-        { exchange: names.authorityEvents, write: '^key\\.changed$', read: '^key\\.used$' },
-        { exchange: names.rpcExchange, write: rpcKeys(names.rpcQueue('webhook-worker')), read: rpcKeys(names.rpcQueue('authority'), names.rpcQueue('authority', 'hot')) },
+        { exchange: names.authorityEvents, write: '^(key\\.changed|team\\.plan_changed)$', read: '^key\\.used$' },
+        { exchange: names.rpcExchange, write: '^$', read: rpcKeys(names.rpcQueue('authority'), names.rpcQueue('authority', 'hot')) },
       ],
     },
     'webhook-worker': {
-      configure: exactly([...workerQueues, deliveryQueues, n(names.domainEvents), n(names.rpcExchange), n(names.replies), SERVER_NAMED]),
+      configure: exactly([...workerQueues, deliveryQueues, n(names.domainEvents), n(names.authorityEvents), n(names.rpcExchange), n(names.replies), SERVER_NAMED]),
       // The default exchange: RPC answers, and a listen session's requests to its api instance's queue.
       write: exactly([...workerQueues, deliveryQueues, n(names.rpcExchange), SERVER_NAMED, DEFAULT_EXCHANGE]),
-      read: exactly([...workerQueues, deliveryQueues, n(names.domainEvents), n(names.rpcExchange), n(names.replies), SERVER_NAMED]),
+      read: exactly([...workerQueues, deliveryQueues, n(names.domainEvents), n(names.authorityEvents), n(names.rpcExchange), n(names.replies), SERVER_NAMED]),
       topics: [
         { exchange: names.domainEvents, write: '^$', read: '.*' },
-        { exchange: names.authorityEvents, write: '^$', read: '^$' },
-        // The hot lane for the authority's public keys, which verify the grants endpoint commands carry.
-        { exchange: names.rpcExchange, write: rpcKeys(names.rpcQueue('authority'), names.rpcQueue('authority', 'hot')), read: rpcKeys(names.rpcQueue('webhook-worker')) },
+        { exchange: names.authorityEvents, write: '^$', read: '^team\\.plan_changed$' },
+        // The hot lane alone, for the authority's public keys, which verify the grants endpoint commands carry.
+        { exchange: names.rpcExchange, write: rpcKeys(names.rpcQueue('authority', 'hot')), read: rpcKeys(names.rpcQueue('webhook-worker')) },
       ],
     },
   };

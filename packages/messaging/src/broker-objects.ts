@@ -11,6 +11,7 @@ export function durableBrokerObjects(namespace: string, webhookQueues: readonly 
   return {
     queues: [
       names.workerDomainEventsQueue,
+      names.workerPlanChangesQueue,
       names.keyUsageQueue,
       names.rpcQueue('authority'),
       names.rpcQueue('authority', 'hot'),

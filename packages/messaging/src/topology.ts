@@ -10,10 +10,15 @@ export function topologyNames(namespace = '') {
     namespace,
     /** Topic exchange of product events, routed by event name (`suggestion.created`, …). */
     domainEvents: named('domain.events'),
-    /** Topic exchange of key and tenancy changes that api instances must see at once. */
+    /**
+     * Topic exchange of the authority's news: `key.changed` for every api instance at once,
+     * `team.plan_changed` for the worker; and `key.used`, the api instances' usage reports.
+     */
     authorityEvents: named('authority.events'),
     /** The worker's durable queue of every domain event. */
     workerDomainEventsQueue: named('webhook-worker.domain-events'),
+    /** The worker's durable queue of `team.plan_changed`: each team's plan, kept by the worker. */
+    workerPlanChangesQueue: named('webhook-worker.plan-changes'),
     /** The authority's queue of key usage reports from api instances. */
     keyUsageQueue: named('authority.key-usage'),
     /**

@@ -65,7 +65,7 @@ export const apiEnvironment = {
   DOCS_URL: url({ description: 'API documentation address, for links in error bodies', protocols: ['http', 'https'], default: 'http://localhost:3000/docs' }),
   RPC_TIMEOUT_MS: integer({ description: 'time limit of a call to another service before answering 503', default: 3000, min: 50 }),
   DASHBOARD_RPC_TIMEOUT_MS: integer({
-    description: "time limit of a dashboard command; must exceed the authority's KEY_CHANGE_TIMEOUT_MS plus twice its RPC_TIMEOUT_MS (lowering a plan counts endpoints before and after)",
+    description: 'time limit of a dashboard command, longer than RPC_TIMEOUT_MS: a key change waits for every api instance to confirm it',
     default: 10_000,
     min: 100,
   }),

@@ -29,7 +29,6 @@ export const authorityEnvironment = {
     min: 60,
     max: 2_592_000,
   }),
-  RPC_TIMEOUT_MS: integer({ description: 'time limit of a call to another service (the webhook worker, before and after lowering a plan)', default: 3000, min: 50 }),
   KEY_CHANGE_TIMEOUT_MS: integer({
     description: 'how long a key change waits for every api instance to confirm it',
     default: 3000,
@@ -54,7 +53,6 @@ export interface AuthorityConfig {
   sessionTtlSeconds: number;
   sessionMaxSeconds: number;
   keyChangeTimeoutMs: number;
-  rpcTimeoutMs: number;
   passwordHashingConcurrency: number;
   passwordHashingQueue: number;
   logLevel: string;
@@ -93,7 +91,6 @@ export function readAuthorityConfig(env: Record<string, string | undefined> = pr
     sessionTtlSeconds: values.SESSION_TTL_SECONDS,
     sessionMaxSeconds: values.SESSION_MAX_SECONDS,
     keyChangeTimeoutMs: values.KEY_CHANGE_TIMEOUT_MS,
-    rpcTimeoutMs: values.RPC_TIMEOUT_MS,
     passwordHashingConcurrency: values.PASSWORD_HASHING_CONCURRENCY,
     passwordHashingQueue: values.PASSWORD_HASHING_QUEUE,
     logLevel: values.LOG_LEVEL,

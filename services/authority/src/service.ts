@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Logger } from '@feedback/logging';
-import { Broker, RpcClient, RpcError, serveRpc, topologyNames } from '@feedback/messaging';
-import { Lifecycle, brokerAndDatabaseChecks, closeServer, createMetricsRegistry, retentionPruning, startHealthServer } from '@feedback/service-runtime';
+import { Broker, serveRpc, topologyNames } from '@feedback/messaging';
+import { Lifecycle, PeriodicTask, brokerAndDatabaseChecks, closeServer, createMetricsRegistry, retentionPruning, startHealthServer } from '@feedback/service-runtime';
 import type { ShutdownStep } from '@feedback/service-runtime';
 import { memberAccess } from './access/actor.js';
 import type { AuthorityConfig } from './config.js';
@@ -18,6 +18,7 @@ import { pruneMemberSessions } from './members/prune-sessions.js';
 import { SessionSigner } from './members/session-tokens.js';
 import { sessionCommands } from './members/sessions.js';
 import { changePlanCommand } from './teams/change-plan.js';
+import { PlanChanges, planChangePublisher } from './teams/plan-changes.js';
 
 export interface AuthorityService {
   prisma: PrismaClient;
@@ -29,6 +30,9 @@ export interface AuthorityService {
 
 /** Added to an api instance's cache lifetime: two missed heartbeats and some clock skew. */
 const API_INSTANCE_LEASE_GRACE_MS = 5_000;
+
+/** How often plan changes a failed publish left behind are published again. */
+const PLAN_CHANGE_SWEEP_MS = 5_000;
 
 /** Migrates the authority's schema, then answers its RPC methods until stopped. */
 export async function startAuthority(config: AuthorityConfig, logger: Logger): Promise<AuthorityService> {
@@ -44,13 +48,17 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   const hashing = new PasswordHashing({ concurrency: config.passwordHashingConcurrency, queue: config.passwordHashingQueue });
   const members = memberCommands(prisma, signer, access, sessions, hashing);
   const keys = keyCommands(prisma, access, notifier, signer);
-  // The authority's own calls: the webhook worker counts a team's endpoints before a plan change.
   const metrics = createMetricsRegistry('authority');
-  const rpcClient = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs, metrics });
-  const changePlan = changePlanCommand(prisma, access, notifier, async (teamId) => {
-    const { count } = await rpcClient.call('webhook-worker.countTeamEndpoints', { team_id: teamId });
-    return count;
-  }, logger);
+  // The authority calls no other service: a plan change goes out as `team.plan_changed`.
+  const planPublisher = planChangePublisher(broker, names);
+  const planChanges = new PlanChanges(prisma, planPublisher.publish, logger);
+  const changePlan = changePlanCommand(prisma, access, notifier, planChanges);
+  const planSweep = new PeriodicTask({
+    name: 'publishing plan changes left behind',
+    intervalMs: PLAN_CHANGE_SWEEP_MS,
+    logger,
+    run: async () => void (await planChanges.publishPending()),
+  });
   // Two queues, two consumers: the api's key checks and lease renewals never wait behind member
   // commands, whose password hashing a flood of sign-ups can keep busy.
   const hotHandlers = {
@@ -79,11 +87,6 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
       'authority.changeRole': members.changeRole,
       'authority.removeMember': members.removeMember,
       'authority.changePlan': changePlan,
-      'authority.teamPlan': async ({ team_id }) => {
-        const team = await prisma.team.findUnique({ where: { id: team_id } });
-        if (!team) throw new RpcError('not_found', 'No such team.');
-        return { plan: team.plan };
-      },
       'authority.listApps': keys.listApps,
       'authority.getApp': keys.getApp,
       'authority.authorizeWebhookManagement': keys.authorizeWebhookManagement,
@@ -99,6 +102,7 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   const usage = consumeKeyUsage(broker, names, prisma, logger, metrics);
   const pruning = retentionPruning(logger, [{ what: 'ended and expired member sessions', prune: (signal) => pruneMemberSessions(prisma, { signal }) }]);
   pruning.start();
+  planSweep.start();
   const lifecycle = new Lifecycle(logger);
   const healthServer = await startHealthServer({
     port: config.healthPort,
@@ -108,9 +112,10 @@ export async function startAuthority(config: AuthorityConfig, logger: Logger): P
   });
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop answering rpc', run: async () => void (await Promise.all([rpc.stop(), hotRpc.stop()])) },
-    { name: 'close rpc client', run: () => rpcClient.close() },
     { name: 'stop recording key usage', run: () => usage.stop() },
     { name: 'stop deleting old sessions', run: () => pruning.stop() },
+    { name: 'stop publishing plan changes left behind', run: () => planSweep.stop() },
+    { name: 'close plan change publisher', run: () => planPublisher.close() },
     { name: 'close key change notifier', run: () => notifier.close() },
     { name: 'close broker', run: () => broker.close() },
     { name: 'close database', run: () => prisma.$disconnect() },

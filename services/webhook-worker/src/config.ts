@@ -88,7 +88,7 @@ export const workerEnvironment = {
     min: 0,
     max: 1000,
   }),
-  RPC_TIMEOUT_MS: integer({ description: "time limit of a call to the authority (a team's plan, when an endpoint is created)", default: 3000, min: 50 }),
+  RPC_TIMEOUT_MS: integer({ description: "time limit of a call to the authority (its public keys, which verify endpoint commands' grants)", default: 3000, min: 50 }),
   PER_HOST_CONCURRENCY: integer({
     description: 'requests one destination host may have in flight at once from one worker, from every team together (more go round a throttle queue)',
     default: 16,

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Logger } from '@feedback/logging';
-import { Broker, ConfirmedPublisher, RpcClient, RpcError, serveRpc, topologyNames } from '@feedback/messaging';
+import { Broker, ConfirmedPublisher, RpcClient, serveRpc, topologyNames } from '@feedback/messaging';
 import { declareWebhookTopology, webhookQueueNames } from './queues/webhook-topology.js';
 import { consumeDeliveries } from './deliveries/deliver.js';
 import { deliveryCommands } from './deliveries/delivery-commands.js';
@@ -38,6 +38,7 @@ import {
 import type { ShutdownStep } from '@feedback/service-runtime';
 import type { WorkerConfig } from './config.js';
 import { consumeDomainEvents } from './consumers/domain-events.js';
+import { consumePlanChanges } from './consumers/plan-changes.js';
 import { connectWorkerDatabase, migrateWorkerDatabase } from './database.js';
 import type { PrismaClient } from './database.js';
 
@@ -71,18 +72,9 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
   // The reason a host was refused, which the dashboard and the delivery history do not show.
   const hostRefused = hostRefusalReporter(registry, logger);
   const urlPolicy = new EndpointUrlPolicy(config.allowedPrivateHosts, undefined, hostRefused('save'));
-  // The worker's one call out: a team's plan as it is now, when an endpoint is created.
+  // The worker's one RPC call: the authority's public keys, on its hot lane, which verify grants.
   const authority = new RpcClient(broker, logger, { names, timeoutMs: config.rpcTimeoutMs, metrics: registry });
-  const currentPlan = async (teamId: string) => {
-    try {
-      return (await authority.call('authority.teamPlan', { team_id: teamId })).plan;
-    } catch (error) {
-      if (error instanceof RpcError) throw error; // the authority's own answer (not_found), passed on
-      logger.warn("could not ask the authority for a team's plan; endpoint not created", { error, teamId });
-      throw new RpcError('service_unavailable', 'The account service did not answer; the endpoint was not created. Retry shortly.');
-    }
-  };
-  const endpoints = endpointCommands(prisma, secrets, urlPolicy, currentPlan);
+  const endpoints = endpointCommands(prisma, secrets, urlPolicy);
   const queues = webhookQueueNames(names, config.retryDelaysMs, config.throttleDelaysMs);
   const publisher = new ConfirmedPublisher(broker, { name: 'webhook-publisher', setup: (channel) => declareWebhookTopology(channel, queues) });
   const history = deliveryCommands(prisma, publisher, queues, logger);
@@ -100,7 +92,6 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       'webhook-worker.createEndpoint': endpoints.create,
       'webhook-worker.listEndpoints': endpoints.list,
       'webhook-worker.getEndpoint': endpoints.get,
-      'webhook-worker.countTeamEndpoints': endpoints.countForTeam,
       'webhook-worker.updateEndpoint': endpoints.update,
       'webhook-worker.deleteEndpoint': endpoints.remove,
       'webhook-worker.rotateEndpointSecret': endpoints.rotateSecret,
@@ -117,7 +108,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       'webhook-worker.listWebhookAudit': pauses.audit,
       'webhook-worker.openListenSession': listenSessions.open,
       'webhook-worker.closeListenSession': listenSessions.close,
-    }, ['webhook-worker.countTeamEndpoints']),
+    }),
   });
   const health = new EndpointHealth({ pool, logger, flushMs: config.healthFlushMs });
   const erasureHashKey = new ErasureHashKey(Buffer.from(config.erasureHashKey, 'base64'));
@@ -172,6 +163,8 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
     onManualAttempt: () => recoverer.wake(),
   });
   const fanOut = new FanOut({ pool, publisher, queues, attempts, metrics, logger, erasureHashKey });
+  // Each team's plan as the authority publishes it: the endpoint limit is enforced here, under the team's lock.
+  const planChanges = consumePlanChanges({ broker, names, prisma, logger, metrics: registry });
   const events = consumeDomainEvents({
     broker,
     names,
@@ -229,7 +222,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       // Settled, not all: one failing to stop must not cut the others' draining short.
       run: async () => {
         attempts.stop();
-        const failed = (await Promise.allSettled([rpc.stop(), events.stop(), deliveries.stop()])).filter((result) => result.status === 'rejected');
+        const failed = (await Promise.allSettled([rpc.stop(), events.stop(), planChanges.stop(), deliveries.stop()])).filter((result) => result.status === 'rejected');
         if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
       },
     },

@@ -114,7 +114,19 @@ describe('broker logins', () => {
   it("refuses each login another service's RPC queue to consume, and the requests of a method it does not call", async () => {
     expect(await asService('webhook-worker', (channel) => channel.consume(names.rpcQueue('authority'), () => undefined))).toBe(403);
     expect(await asService('authority', (channel) => channel.consume(names.rpcQueue('webhook-worker'), () => undefined))).toBe(403);
-    // Nor sends requests to a service it does not call: the authority asks only the worker.
+    // Nor sends requests to a service it does not call: the authority calls none, the worker only the authority's hot lane.
     expect(await asService('authority', publish(names.rpcExchange, names.rpcQueue('authority')))).toBe(403);
+    expect(await asService('authority', publish(names.rpcExchange, names.rpcQueue('webhook-worker')))).toBe(403);
+    expect(await asService('webhook-worker', publish(names.rpcExchange, names.rpcQueue('authority')))).toBe(403);
+    expect(await asService('webhook-worker', publish(names.rpcExchange, names.rpcQueue('authority', 'hot')))).toBe('ok');
+  });
+
+  it('lets only the authority say that a plan changed, and only the worker hear it', async () => {
+    expect(await asService('authority', publish(names.authorityEvents, 'team.plan_changed'))).toBe('ok');
+    expect(await asService('api', publish(names.authorityEvents, 'team.plan_changed'))).toBe(403);
+    expect(await asService('webhook-worker', publish(names.authorityEvents, 'team.plan_changed'))).toBe(403);
+    expect(await asService('api', (channel) => channel.consume(names.workerPlanChangesQueue, () => undefined))).toBe(403);
+    // Nor may the worker bind its queue to the authority's other news.
+    expect(await asService('webhook-worker', (channel) => channel.bindQueue(names.workerPlanChangesQueue, names.authorityEvents, 'key.changed'))).toBe(403);
   });
 });

@@ -196,7 +196,7 @@ describe('listen sessions at the worker', () => {
   async function openRequest(queue: string) {
     const rpc = await connectRpcCaller(system, { name: 'as-the-api', timeoutMs: 5000 });
     const granted = await rpc.call('authority.authorizeWebhookManagement', { app_id: appId, session: owner.token });
-    const owned = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, grant: granted.grant };
+    const owned = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, plan_version: granted.plan_version, grant: granted.grant };
     const open = () => rpc.call('webhook-worker.openListenSession', { owner: owned, queue, events: ['suggestion.created'], member_name: 'Olive' });
     return { rpc, open };
   }
@@ -216,7 +216,7 @@ describe('listen sessions at the worker', () => {
     const rpc = await connectRpcCaller(system, { name: 'as-the-api', timeoutMs: 5000 });
     try {
       const granted = await rpc.call('authority.authorizeWebhookManagement', { app_id: appId, session: owner.token });
-      const owned = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, grant: granted.grant };
+      const owned = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, plan_version: granted.plan_version, grant: granted.grant };
       const open = () => rpc.call('webhook-worker.openListenSession', { owner: owned, queue: sessionQueue(), events: ['suggestion.created'], member_name: 'Olive' });
       for (let session = 0; session < 5; session += 1) opened.push((await open()).endpoint_id);
       await expect(open()).rejects.toMatchObject({ code: 'plan_limit_reached' });

@@ -31,7 +31,7 @@ describe('webhook management grants', () => {
   it("refuses an endpoint command that names a team and app without the authority's grant for them", async () => {
     const victim = await signUpTeam(system.api.url);
     const { appId } = await createApp(system.api.url, victim.token);
-    const owner = { team_id: victim.teamId, app_id: appId, plan: 'pro' as const };
+    const owner = { team_id: victim.teamId, app_id: appId, plan: 'pro' as const, plan_version: 2 };
     await expect(asApi.call('webhook-worker.createEndpoint', { owner: { ...owner, grant: 'forged' }, ...endpoint })).rejects.toMatchObject({ code: 'grant_invalid' });
     await expect(asApi.call('webhook-worker.listEndpoints', { owner: { ...owner, grant: 'forged' } })).rejects.toMatchObject({ code: 'grant_invalid' });
   });
@@ -42,10 +42,10 @@ describe('webhook management grants', () => {
     const victim = await signUpTeam(system.api.url);
     const target = await createApp(system.api.url, victim.token);
     const granted = await asApi.call('authority.authorizeWebhookManagement', { session: attacker.token, app_id: own.appId });
-    const forged = { team_id: victim.teamId, app_id: target.appId, plan: 'pro' as const, grant: granted.grant };
+    const forged = { team_id: victim.teamId, app_id: target.appId, plan: 'pro' as const, plan_version: granted.plan_version, grant: granted.grant };
     await expect(asApi.call('webhook-worker.createEndpoint', { owner: forged, ...endpoint })).rejects.toMatchObject({ code: 'grant_invalid' });
     // The same grant, for the app it names, is taken.
-    const genuine = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, grant: granted.grant };
+    const genuine = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, plan_version: granted.plan_version, grant: granted.grant };
     await expect(asApi.call('webhook-worker.listEndpoints', { owner: genuine })).resolves.toMatchObject({ items: [] });
   });
 
@@ -54,7 +54,7 @@ describe('webhook management grants', () => {
     const { appId } = await createApp(system.api.url, member.token);
     const other = await createApp(system.api.url, member.token, 'Other');
     const granted = await asApi.call('authority.authorizeWebhookManagement', { session: member.token, app_id: appId });
-    const owner = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, grant: granted.grant };
+    const owner = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, plan_version: granted.plan_version, grant: granted.grant };
     const request = { owner, endpoint_id: '00000000-0000-4000-8000-000000000000', public_key: other.publicKey, member_name: 'x' };
     await expect(asApi.call('webhook-worker.sendTest', request)).rejects.toMatchObject({ code: 'grant_invalid' });
   });

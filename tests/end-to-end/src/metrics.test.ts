@@ -74,11 +74,12 @@ describe('metrics', () => {
     // From the event to the healthy endpoint's answer: one observation, well under the test's own time.
     expect(valueOf(text, 'feedback_webhook_event_to_delivery_seconds_count')).toBe(1);
     expect(valueOf(text, 'feedback_webhook_event_to_delivery_seconds_bucket', { le: '10' })).toBe(1);
-    // Its RPC, both ways: the endpoints created, and the team's plan asked of the authority for each.
+    // Its RPC, both ways: the endpoints created, and the authority's public keys that verified their grants.
     expect(valueOf(text, 'feedback_rpc_served_duration_seconds_count', { method: 'webhook-worker.createEndpoint', outcome: 'ok' })).toBe(2);
-    expect(valueOf(text, 'feedback_rpc_call_duration_seconds_count', { method: 'authority.teamPlan', outcome: 'ok' })).toBe(2);
-    // Its consumers: the event, and the five retries that came back through the deliver queue, acknowledged.
+    expect(valueOf(text, 'feedback_rpc_call_duration_seconds_count', { method: 'authority.getSessionKeys', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    // Its consumers: the event, the team's move to Pro, and the five retries that came back through the deliver queue, acknowledged.
     expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhook-worker\.domain-events",outcome="ack",service="webhook-worker"\} 1\n/);
+    expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhook-worker\.plan-changes",outcome="ack",service="webhook-worker"\} 1\n/);
     expect(text).toMatch(/feedback_messages_handled_total\{queue="[^"]*webhooks\.deliver",outcome="ack",service="webhook-worker"\} 5\n/);
     // Series at 0 from the start, so an alert on an increase sees the first one (here no delivery
     // was withheld and no message rejected).

@@ -21,12 +21,20 @@ const webhooks = async (method: string, path: string, body?: unknown, token = ow
   return answer;
 };
 
+/** Resolves once the worker keeps `plan` for the team: it hears plan changes as events. */
+async function workerKeeps(teamId: string, plan: string) {
+  await eventually(async () => ((await system.worker.prisma.teamPlan.findUnique({ where: { teamId } }))?.plan === plan ? true : undefined), {
+    what: `the worker keeping the ${plan} plan`,
+    timeoutMs: 10_000,
+  });
+}
+
 /** What the dashboard sends the worker as the owner: the authority's answer for this member and app, with its grant. */
 async function grantedOwner(token: string, app: number) {
   const rpc = await connectRpcCaller(system, { name: 'authorising', timeoutMs: 5000 });
   try {
     const granted = await rpc.call('authority.authorizeWebhookManagement', { session: token, app_id: app });
-    return { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, grant: granted.grant };
+    return { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, plan_version: granted.plan_version, grant: granted.grant };
   } finally {
     await rpc.close();
   }
@@ -456,11 +464,12 @@ describe('plan limits', () => {
     for (let n = 0; n < 5; n += 1) expect((await webhooks('POST', '', endpoint(`E${n}`), team.token, app)).status).toBe(201);
   });
 
-  it('refuses a creation authorised on a plan lowered since: the worker asks for the plan again under its lock', async () => {
+  it('refuses a creation authorised on a plan lowered since, once the worker has heard the lowering', async () => {
     const team = await signUpTeam(url(), 'pro');
     const app = (await createApp(url(), team.token, 'Stale')).appId;
     const authorised = await grantedOwner(team.token, app);
     expect((await call(url(), 'PATCH', '/dashboard/v1/team', { token: team.token, body: { plan: 'free' } })).status).toBe(200);
+    await workerKeeps(team.teamId, 'free');
     // A creation the dashboard authorised a moment before, on Pro, reaches the worker only now.
     const rpc = await connectRpcCaller(system, { name: 'stale-creation', timeoutMs: 5000 });
     try {
@@ -481,6 +490,7 @@ describe('plan limits', () => {
     for (let n = 0; n < existing; n += 1) expect((await webhooks('POST', '', endpoint(`E${n}`), team.token, app)).status).toBe(201);
     const authorised = await grantedOwner(team.token, app);
     expect((await call(url(), 'PATCH', '/dashboard/v1/team', { token: team.token, body: { plan: to } })).status).toBe(200);
+    await workerKeeps(team.teamId, to);
     // A creation the dashboard authorised a moment before, on the plan before, reaches the worker only now.
     const rpc = await connectRpcCaller(system, { name: `upgraded-from-${from}`, timeoutMs: 5000 });
     try {
@@ -605,7 +615,7 @@ describe('plan limits', () => {
     expect((await webhooks('GET', `/${id}`, undefined, team.token, app)).status).toBe(404);
   });
 
-  it('a plan that includes fewer endpoints than the team has is refused until some are deleted', async () => {
+  it('a lower plan applies at once: the worker pauses the newest endpoints beyond it, and resumes them as room returns', async () => {
     const team = await signUpTeam(url(), 'pro');
     // Counted across the team's apps.
     const apps = [(await createApp(url(), team.token, 'First')).appId, (await createApp(url(), team.token, 'Second')).appId];
@@ -616,18 +626,31 @@ describe('plan limits', () => {
       ids.push(String((created.body['endpoint'] as { id: string }).id));
     }
     const changePlan = (plan: string) => call<Record<string, unknown>>(url(), 'PATCH', '/dashboard/v1/team', { token: team.token, body: { plan } });
-    const toStarter = await changePlan('starter');
-    expect(toStarter.status).toBe(409);
-    expect(toStarter.body).toMatchObject({ error: 'too_many_webhook_endpoints' });
-    expect(String(toStarter.body['message'])).toContain('4 webhook endpoints');
-    expect((await call<{ plan: string }>(url(), 'GET', '/dashboard/v1/team', { token: team.token })).body.plan).toBe('pro');
+    /** Why each endpoint is paused, oldest first; null while it is not. */
+    const pauses = async (which = ids) =>
+      Promise.all(which.map(async (id) => {
+        const read = await webhooks('GET', `/${id}`, undefined, team.token, apps[ids.indexOf(id) % 2]);
+        return (read.body['pause'] as { reason: string } | null)?.reason ?? null;
+      }));
+    const settlesAt = async (expected: Array<string | null>, which = ids) => {
+      await eventually(async () => (JSON.stringify(await pauses(which)) === JSON.stringify(expected) ? true : undefined), { what: `pauses ${JSON.stringify(expected)}`, timeoutMs: 10_000 });
+    };
 
-    expect((await webhooks('DELETE', `/${ids[0]}`, undefined, team.token, apps[0])).status).toBe(204);
     expect((await changePlan('starter')).status).toBe(200);
-    // Free includes none: all three must go first.
-    expect((await changePlan('free')).body).toMatchObject({ error: 'too_many_webhook_endpoints' });
-    for (const [n, id] of ids.slice(1).entries()) expect((await webhooks('DELETE', `/${id}`, undefined, team.token, apps[(n + 1) % 2])).status).toBe(204);
+    expect((await call<{ plan: string }>(url(), 'GET', '/dashboard/v1/team', { token: team.token })).body.plan).toBe('starter');
+    await settlesAt([null, null, null, 'plan']);
+    // The team picks what stays by deleting: the one the plan paused is not resumed by hand, and no fifth is made.
+    const resumed = await webhooks('POST', `/${ids[3]}/resume`, undefined, team.token, apps[1]);
+    expect([resumed.status, resumed.body['error']]).toEqual([403, 'plan_limit_reached']);
+    expect((await webhooks('POST', '', endpoint('E4'), team.token, apps[0])).body).toMatchObject({ error: 'plan_limit_reached' });
+    expect((await webhooks('DELETE', `/${ids[0]}`, undefined, team.token, apps[0])).status).toBe(204);
+    await settlesAt([null, null, null], ids.slice(1));
+
+    // Free includes none; Pro all of them again.
     expect((await changePlan('free')).status).toBe(200);
+    await settlesAt(['plan', 'plan', 'plan'], ids.slice(1));
+    expect((await changePlan('pro')).status).toBe(200);
+    await settlesAt([null, null, null], ids.slice(1));
   });
 });
 

@@ -15,7 +15,6 @@ const WORDS: Partial<Record<ApiProblem['code'], string>> = {
   insufficient_role: 'Your role does not allow this. Ask an Owner or Admin of your team.',
   not_found: 'This no longer exists, or it belongs to another team.',
   last_owner: 'A team needs at least one Owner. Make someone else an Owner first.',
-  too_many_webhook_endpoints: 'The team has more webhook endpoints than that plan includes. Delete some endpoints first.',
   plan_upgrade_required: 'Your plan does not include this. An Owner can change the plan on the Team page.',
   unsafe_url: 'Webhook URLs must be public HTTPS addresses.',
   invalid_transition: 'That status change is not allowed from the current status.',

@@ -19,7 +19,6 @@ export const ERROR_STATUS = {
   email_taken: 409,
   last_owner: 409,
   user_erased: 410,
-  too_many_webhook_endpoints: 409,
   invalid_transition: 409,
   ticket_closed: 409,
   delivery_in_progress: 409,

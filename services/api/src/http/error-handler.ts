@@ -13,7 +13,6 @@ const PASSED_THROUGH_RPC_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'not_found',
   'email_taken',
   'last_owner',
-  'too_many_webhook_endpoints',
   'service_unavailable',
   'invalid_credentials',
   'propagation_unconfirmed',

@@ -55,7 +55,7 @@ interface Session {
   channel: ChannelWrapper;
   queue: string;
   /** The app's owner as the authority last granted it; the grant is good for a minute. */
-  owner: { team_id: string; app_id: number; plan: 'free' | 'starter' | 'pro'; grant: string };
+  owner: { team_id: string; app_id: number; plan: 'free' | 'starter' | 'pro'; plan_version: number; grant: string };
   endpointId?: string;
   /** The member's latest session token: the tool sends each renewal. */
   token: string;
@@ -142,7 +142,7 @@ export class ListenHub {
           throw error;
         });
       failed = false;
-      const owner = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, grant: granted.grant };
+      const owner = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, plan_version: granted.plan_version, grant: granted.grant };
       if (owner.plan === 'free') throw new ApiError('plan_limit_reached', 'Webhooks are not included in the Free plan. Upgrade to Starter or Pro.');
       const memberName = String(decodeJwt(token)['name'] ?? 'a member');
       const socketOpen = await new Promise<WebSocket>((resolve) => this.server.handleUpgrade(request, socket, head, resolve));
@@ -217,7 +217,7 @@ export class ListenHub {
         .call('authority.authorizeWebhookManagement', { app_id: session.owner.app_id, session: session.token }, { timeoutMs: this.options.timeoutMs })
         .then((granted) => {
           // A fresh grant, for the session's close.
-          session.owner = { ...session.owner, plan: granted.plan, grant: granted.grant };
+          session.owner = { ...session.owner, plan: granted.plan, plan_version: granted.plan_version, grant: granted.grant };
           if (granted.plan !== 'free') return;
           this.send(session, { type: 'error', error: 'plan_limit_reached', message: 'The team moved to the Free plan, which includes no webhooks.' });
           session.socket.close(4403, 'plan_limit_reached');

@@ -24,7 +24,6 @@ const MEANING: Record<ErrorCode, string> = {
   email_taken: 'a member with this email exists',
   last_owner: 'a team keeps at least one Owner',
   user_erased: 'the answer named a user since erased',
-  too_many_webhook_endpoints: 'the team has more webhook endpoints than the plan includes; the message says how many to delete',
   invalid_transition: 'the status cannot move there (`allowed_statuses` says where it can)',
   ticket_closed: 'the ticket is closed',
   delivery_in_progress: 'the delivery has not settled yet',

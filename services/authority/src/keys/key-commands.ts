@@ -55,8 +55,9 @@ export function keyCommands(prisma: PrismaClient, access: MemberAccess, notifier
       requireRole(member, KEY_MANAGERS, 'manage webhook endpoints');
       const app = await prisma.app.findFirst({ where: { id: app_id, teamId: member.teamId }, include: { team: true } });
       if (!app) throw new RpcError('not_found', 'No such app in this team.');
-      const grant = await signer.signGrant({ teamId: app.teamId, appId: app.id, publicKey: app.publicKey, plan: app.team.plan, memberId: member.id });
-      return { app: { id: app.id, public_key: app.publicKey }, team_id: app.teamId, plan: app.team.plan, grant };
+      const { plan, planVersion } = app.team;
+      const grant = await signer.signGrant({ teamId: app.teamId, appId: app.id, publicKey: app.publicKey, plan, planVersion, memberId: member.id });
+      return { app: { id: app.id, public_key: app.publicKey }, team_id: app.teamId, plan, plan_version: planVersion, grant };
     },
 
     async verifyPublicKey({ public_key }: RpcRequest<'authority.verifyPublicKey'>): Promise<RpcResult<'authority.verifyPublicKey'>> {

@@ -71,12 +71,12 @@ export class SessionSigner {
 
   /**
    * A grant to manage one app's webhook endpoints, for the webhook worker: the app, its public key,
-   * its team and the team's plan, signed, for `GRANT_TTL_SECONDS`. A member's session cannot
+   * its team and the team's plan with its version, signed, for `GRANT_TTL_SECONDS`. A member's session cannot
    * pass for one, nor one for a session: their audiences differ.
    */
-  async signGrant(grant: { teamId: string; appId: number; publicKey: string; plan: string; memberId: string }): Promise<string> {
+  async signGrant(grant: { teamId: string; appId: number; publicKey: string; plan: string; planVersion: number; memberId: string }): Promise<string> {
     const now = Math.floor(this.now() / 1000);
-    return new SignJWT({ team_id: grant.teamId, app_id: grant.appId, public_key: grant.publicKey, plan: grant.plan })
+    return new SignJWT({ team_id: grant.teamId, app_id: grant.appId, public_key: grant.publicKey, plan: grant.plan, plan_version: grant.planVersion })
       .setProtectedHeader({ alg: 'EdDSA', kid: this.keyId })
       .setSubject(grant.memberId)
       .setIssuer(SESSION_ISSUER)

@@ -8,6 +8,7 @@ interface Owner {
   team_id: string;
   app_id: number;
   plan: string;
+  plan_version: number;
   grant: string;
 }
 
@@ -17,7 +18,8 @@ function notGranted(): RpcError {
 
 /**
  * Checks a command's grant: signed by the authority for the webhook worker, not expired, and for
- * the very app, team and plan the command names (and the public key a Send test puts in its ping).
+ * the very app, team, plan and plan version the command names (and the public key a Send test
+ * puts in its ping).
  * A command without one, or with one for another app, is refused: the api's word alone does not
  * make anyone the owner of an endpoint.
  */
@@ -31,21 +33,21 @@ export async function verifyGrant(keys: AuthorityKeys, owner: Owner, publicKey?:
     payload['team_id'] === owner.team_id &&
     payload['app_id'] === owner.app_id &&
     payload['plan'] === owner.plan &&
+    payload['plan_version'] === owner.plan_version &&
     (publicKey === undefined || payload['public_key'] === publicKey);
   if (!matches) throw notGranted();
 }
 
 /**
- * The handlers, each answering only once its grant is verified. Only the methods named in
- * `ownerless` go without one: the authority's own calls, such as a team's endpoint count. Any
- * other request without an owner is refused, so a method added later cannot forget its check.
+ * The handlers, each answering only once its grant is verified. A request without an owner is
+ * refused, so a method added later cannot forget its check: every caller of the worker holds a grant.
  */
-export function requiringGrants(keys: AuthorityKeys, handlers: RpcHandlers, ownerless: readonly string[]): RpcHandlers {
+export function requiringGrants(keys: AuthorityKeys, handlers: RpcHandlers): RpcHandlers {
   const guarded: Record<string, unknown> = {};
   for (const [method, handler] of Object.entries(handlers) as Array<[string, (request: unknown, call: unknown) => Promise<unknown>]>) {
     guarded[method] = async (request: { owner?: Owner; public_key?: string }, call: unknown) => {
-      if (request.owner) await verifyGrant(keys, request.owner, request.public_key);
-      else if (!ownerless.includes(method)) throw notGranted();
+      if (!request.owner) throw notGranted();
+      await verifyGrant(keys, request.owner, request.public_key);
       return handler(request, call);
     };
   }

@@ -13,7 +13,7 @@ import { insertEndpoint } from '../testing/endpoint-rows.js';
 
 const logger = createLogger({ service: 'test', transports: [new winston.transports.Console({ silent: true })] });
 const queues = webhookQueueNames(topologyNames('unreachable.'), PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS);
-const owner = { team_id: randomUUID(), app_id: 1, plan: 'pro' as const, grant: 'verified before the command runs (access/management-grants.ts)' };
+const owner = { team_id: randomUUID(), app_id: 1, plan: 'pro' as const, plan_version: 1, grant: 'verified before the command runs (access/management-grants.ts)' };
 let database: MigratedTestDatabase;
 let worker: WorkerDatabase;
 let broker: Broker;

@@ -6,7 +6,7 @@ import type { Logger } from '@feedback/logging';
 import { RpcError } from '@feedback/messaging';
 import type { PrismaClient, Recovery } from '../generated/prisma/client.js';
 import { findOwnedEndpoint } from '../endpoints/endpoint-commands.js';
-import { writeAudit } from '../endpoints/endpoint-pauses.js';
+import { writeAudit } from '../endpoints/endpoint-audit.js';
 
 /** Recoveries an endpoint's list shows: the latest ones. */
 const RECOVERIES_LISTED = 20;

@@ -4,11 +4,12 @@ import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import { RpcError } from '@feedback/messaging';
 import type { RpcCall } from '@feedback/messaging';
 import { decodeKeysetCursor, encodeKeysetCursor, postgresErrorCode } from '@feedback/database';
-import type { EventName, Plan } from '@feedback/contracts';
-import type { Prisma, PrismaClient, WebhookEndpoint } from '../generated/prisma/client.js';
+import type { EventName } from '@feedback/contracts';
+import type { PrismaClient, WebhookEndpoint } from '../generated/prisma/client.js';
 import type { EndpointUrlPolicy } from '../outbound/endpoint-url-policy.js';
 import { generateSigningSecret } from './signing-secrets.js';
 import type { SecretBox } from './signing-secrets.js';
+import { fitToPlan, lockTeamEndpoints, planLimitReached, planOf } from './team-plans.js';
 
 type Owner = RpcRequest<'webhook-worker.listEndpoints'>['owner'];
 
@@ -17,6 +18,9 @@ interface DayCounts {
   attempts: number;
   succeeded: number;
 }
+
+/** Why an endpoint is paused, as answered: a reason not known here counts as failing, the service's own. */
+const pauseReason = (stored: string | null): 'member' | 'failing' | 'plan' => (stored === 'member' || stored === 'plan' ? stored : 'failing');
 
 export const endpointView = (endpoint: WebhookEndpoint, day: DayCounts = { attempts: 0, succeeded: 0 }) => ({
   id: endpoint.id,
@@ -33,7 +37,7 @@ export const endpointView = (endpoint: WebhookEndpoint, day: DayCounts = { attem
     success_rate_last_day: day.attempts === 0 ? null : Math.round((day.succeeded / day.attempts) * 1000) / 1000,
   },
   pause: endpoint.pausedAt
-    ? { paused_at: endpoint.pausedAt.toISOString(), reason: (endpoint.pausedReason === 'member' ? 'member' : 'failing') as 'member' | 'failing', paused_by: endpoint.pausedBy }
+    ? { paused_at: endpoint.pausedAt.toISOString(), reason: pauseReason(endpoint.pausedReason), paused_by: endpoint.pausedBy }
     : null,
 });
 
@@ -81,33 +85,16 @@ const isUuidText = (id: unknown): id is string => typeof id === 'string' && isUu
 /** PostgreSQL's lock_not_available. */
 const isLockTimeout = (error: unknown) => postgresErrorCode(error) === '55P03';
 
-/** A team's plan as the authority has it now. */
-export type CurrentPlan = (teamId: string) => Promise<Plan>;
-
-/** Creations and counts of one team's endpoints take turns: a transaction-scoped lock on the team. */
-const lockTeamEndpoints = (tx: Prisma.TransactionClient, teamId: string) => tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`endpoints:${teamId}`}))`;
-
-function planLimitReached(plan: Plan): RpcError {
-  const limit = WEBHOOK_ENDPOINT_LIMITS[plan];
-  return new RpcError(
-    'plan_limit_reached',
-    limit === 0 ? 'Webhooks are not included in the Free plan. Upgrade to Starter or Pro.' : `The ${plan} plan includes up to ${limit} webhook endpoints. Upgrade to Pro for more.`,
-  );
-}
-
 /** Endpoint management, answered over RPC for the dashboard (through the api). */
-export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls: EndpointUrlPolicy, currentPlan: CurrentPlan) {
+export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls: EndpointUrlPolicy) {
   const owned = (owner: Owner, endpointId: string) => findOwnedEndpoint(prisma, owner, endpointId);
 
   return {
     async create(request: RpcRequest<'webhook-worker.createEndpoint'>, call: RpcCall): Promise<RpcResult<'webhook-worker.createEndpoint'>> {
-      // A plan without webhooks is told so before its URL is checked (a DNS lookup, and an error
-      // about a URL it could not use anyway); asked again first, since the plan the dashboard read
-      // may have been raised a moment ago (a team that has just upgraded is not refused).
-      if (WEBHOOK_ENDPOINT_LIMITS[request.owner.plan] === 0) {
-        const plan = await currentPlan(request.owner.team_id);
-        if (WEBHOOK_ENDPOINT_LIMITS[plan] === 0) throw planLimitReached(plan);
-      }
+      // A plan without webhooks is told so before its URL is checked: a DNS lookup, and an error
+      // about a URL it could not use anyway.
+      const planBefore = await planOf(prisma, request.owner);
+      if (WEBHOOK_ENDPOINT_LIMITS[planBefore] === 0) throw planLimitReached(planBefore);
       const url = await urls.check(request.url);
       const secret = generateSigningSecret();
       const endpoint = await prisma.$transaction(async (tx) => {
@@ -119,12 +106,9 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
           throw isLockTimeout(error) ? new RpcError('service_unavailable', "Another change to this team's webhook endpoints is in progress. Retry shortly.") : error;
         });
         const count = await tx.webhookEndpoint.count({ where: { teamId: request.owner.team_id, listenSession: false } });
-        // The plan the dashboard read may have changed since: asked again under the lock, which
-        // the authority's count after lowering a plan also takes, so one or the other sees a
-        // lowering; and a team refused on the plan it had a moment ago is told about the one it has.
-        const plan = await currentPlan(request.owner.team_id);
-        const limit = WEBHOOK_ENDPOINT_LIMITS[plan];
-        if (count >= limit) throw planLimitReached(plan);
+        // Read again under the lock, which a plan change heard meanwhile also takes.
+        const plan = await planOf(tx, request.owner);
+        if (count >= WEBHOOK_ENDPOINT_LIMITS[plan]) throw planLimitReached(plan);
         const id = randomUUID();
         const created = await tx.webhookEndpoint.create({
           data: {
@@ -142,12 +126,7 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
         // press again and get a second one.
         call.throwIfCallerGone();
         return created;
-        // A little longer than Prisma's default 5 s: the transaction may wait 2 s for the team's
-        // lock and RPC_TIMEOUT_MS (3 s) for the authority. With the URL check's 3 s before it,
-        // still inside the dashboard's 10 s; for a team read as Free, which asks for its plan
-        // once more before, up to 1 s over it in the worst case: the dashboard has then given up,
-        // and throwIfCallerGone leaves nothing behind.
-      }, { timeout: 6_000 });
+      });
       return { endpoint: endpointView(endpoint), signing_secret: secret };
     },
 
@@ -179,15 +158,6 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
       return { items: await endpointViews(prisma, items), next_cursor: page.length > pageSize && last ? encodeKeysetCursor(tag, last.createdAt, last.id) : null };
     },
 
-    async countForTeam({ team_id }: RpcRequest<'webhook-worker.countTeamEndpoints'>): Promise<RpcResult<'webhook-worker.countTeamEndpoints'>> {
-      // Under the creations' lock: a creation that checked the plan before it was lowered has committed.
-      const count = await prisma.$transaction(async (tx) => {
-        await lockTeamEndpoints(tx, team_id);
-        return tx.webhookEndpoint.count({ where: { teamId: team_id, listenSession: false } });
-      });
-      return { count };
-    },
-
     async get(request: RpcRequest<'webhook-worker.getEndpoint'>): Promise<RpcResult<'webhook-worker.getEndpoint'>> {
       return endpointViewOf(prisma, await owned(request.owner, request.endpoint_id));
     },
@@ -210,7 +180,16 @@ export function endpointCommands(prisma: PrismaClient, secrets: SecretBox, urls:
 
     async remove(request: RpcRequest<'webhook-worker.deleteEndpoint'>): Promise<RpcResult<'webhook-worker.deleteEndpoint'>> {
       const endpoint = await owned(request.owner, request.endpoint_id);
-      await prisma.webhookEndpoint.delete({ where: { id: endpoint.id } }).catch(deletedMeanwhile);
+      await prisma
+        .$transaction(async (tx) => {
+          await lockTeamEndpoints(tx, endpoint.teamId);
+          await tx.webhookEndpoint.delete({ where: { id: endpoint.id } });
+          // The place it leaves goes to the oldest endpoint the plan paused, if any.
+          if ((await tx.webhookEndpoint.count({ where: { teamId: endpoint.teamId, pausedReason: 'plan' } })) > 0) {
+            await fitToPlan(tx, endpoint.teamId, await planOf(tx, request.owner));
+          }
+        })
+        .catch(deletedMeanwhile);
       return {};
     },
 

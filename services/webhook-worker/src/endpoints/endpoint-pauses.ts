@@ -1,33 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { RpcRequest, RpcResult } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { CANCEL_RECOVERY_SQL, writeAudit } from './endpoint-audit.js';
 import { endpointViewOf, findOwnedEndpoint } from './endpoint-commands.js';
-
-/** What an audit entry records: an action on one endpoint, by a member or (null) by the service. */
-export interface AuditAction {
-  appId: number;
-  endpointId: string;
-  endpointName: string;
-  action: 'paused' | 'resumed' | 'recovery_started' | 'recovery_cancelled' | 'recovery_finished';
-  actorName: string | null;
-  detail?: string | null;
-}
-
-/** Writes an audit entry, in the transaction given (or on its own). */
-export function writeAudit(db: Prisma.TransactionClient | PrismaClient, entry: AuditAction) {
-  return db.endpointAuditEntry.create({
-    data: { id: randomUUID(), appId: entry.appId, endpointId: entry.endpointId, endpointName: entry.endpointName, action: entry.action, actorName: entry.actorName, detail: entry.detail ?? null },
-  });
-}
+import { lockTeamEndpoints, planOf, refuseBeyondPlan } from './team-plans.js';
 
 /** Audit entries the app's list shows: the latest ones. */
 const AUDIT_LENGTH = 500;
-
-/** Ends the running recovery of a paused endpoint: it would send to an endpoint that takes nothing. */
-const CANCEL_RECOVERY_SQL = (endpoint: string) =>
-  `UPDATE webhooks.recoveries SET state = 'cancelled', ended_at = now() WHERE endpoint_id = ${endpoint} AND state = 'running'`;
 
 // Every endpoint whose attempts have all failed for the pause period, and failed in the last day
 // too, is paused, with its audit entry and its running recovery ended, in one statement. `listen`
@@ -92,6 +72,12 @@ export function pauseCommands(prisma: PrismaClient, logger: Logger) {
     async resume(request: RpcRequest<'webhook-worker.resumeEndpoint'>): Promise<RpcResult<'webhook-worker.resumeEndpoint'>> {
       const endpoint = await findOwnedEndpoint(prisma, request.owner, request.endpoint_id);
       const resumed = await prisma.$transaction(async (tx) => {
+        // An endpoint the plan leaves out stays paused, whatever paused it: under the team's lock,
+        // which a plan change also takes.
+        if (endpoint.pausedAt) {
+          await lockTeamEndpoints(tx, endpoint.teamId);
+          await refuseBeyondPlan(tx, endpoint, await planOf(tx, request.owner));
+        }
         // Its failing starts afresh: the next failure after resuming starts the pause period again.
         const { count } = await tx.webhookEndpoint.updateMany({
           where: { id: endpoint.id, pausedAt: { not: null } },

@@ -4,6 +4,12 @@ import type { AuditEntry } from './recovery-queries';
 
 const percent = (rate: number | null) => (rate === null ? 'No attempts' : `${Math.round(rate * 1000) / 10}%`);
 
+/** Who paused an endpoint when the service did, and why; a member is named instead. */
+const PAUSED_BY: Partial<Record<NonNullable<Endpoint['pause']>['reason'], string>> = {
+  failing: 'by the service: every attempt had failed for the pause period.',
+  plan: "by the service: the team's plan includes fewer webhook endpoints, and this one is newer than those.",
+};
+
 /** How the endpoint has answered, and whether it is paused, since when and why. */
 export function EndpointHealth({ endpoint }: { endpoint: Endpoint }) {
   const { health, pause } = endpoint;
@@ -13,9 +19,14 @@ export function EndpointHealth({ endpoint }: { endpoint: Endpoint }) {
         <div role="status" className="notice notice-warning">
           <p>
             <strong>Paused</strong> <RelativeTime value={pause.paused_at} />,{' '}
-            {pause.reason === 'failing' ? 'by the service: every attempt had failed for the pause period.' : `by ${pause.paused_by ?? 'a member'}.`}
+            {PAUSED_BY[pause.reason] ?? `by ${pause.paused_by ?? 'a member'}.`}
           </p>
-          <p>Its events are kept as held deliveries, not sent. Resume it from the endpoint menu, then Recover sends what was held.</p>
+          <p>
+            Its events are kept as held deliveries, not sent.{' '}
+            {pause.reason === 'plan'
+              ? "It resumes by itself when the team's plan includes it again, or an older endpoint is deleted. Then Recover sends what was held."
+              : 'Resume it from the endpoint menu, then Recover sends what was held.'}
+          </p>
         </div>
       ) : null}
       <section aria-labelledby="health">

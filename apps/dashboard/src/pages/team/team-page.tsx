@@ -107,8 +107,8 @@ function PlanSection({ session }: { session: Session }) {
       >
         <p>
           {chosen === 'free'
-            ? 'Every app loses the REST API at once: its keys get 403 plan_upgrade_required. Webhooks are not included either.'
-            : 'The team keeps at most 3 webhook endpoints. If it has more, delete some first.'}
+            ? 'Every app loses the REST API at once: its keys get 403 plan_upgrade_required. Webhooks are not included either: every endpoint is paused.'
+            : 'The team keeps 3 webhook endpoints going, the oldest. Newer ones are paused until the plan includes them again, or an older one is deleted.'}
         </p>
       </ConfirmDialog>
       {change.isSuccess ? (

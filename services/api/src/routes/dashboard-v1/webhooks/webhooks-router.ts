@@ -67,7 +67,7 @@ export function webhooksRouter(context: RouteContext): Router {
     );
   const ownerOf = async (request: Request) => {
     const granted = await authorize(request);
-    return { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, grant: granted.grant };
+    return { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, plan_version: granted.plan_version, grant: granted.grant };
   };
   // Each handler asks `ownerOf` first: whoever may not manage webhooks is told so whatever the
   // path or body holds.
@@ -117,7 +117,7 @@ export function webhooksRouter(context: RouteContext): Router {
   });
   router.post('/apps/:appId/webhooks/:endpointId/test', async (request, response) => {
     const granted = await authorize(request);
-    const owner = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, grant: granted.grant };
+    const owner = { team_id: granted.team_id, app_id: granted.app.id, plan: granted.plan, plan_version: granted.plan_version, grant: granted.grant };
     const delivery = await call(
       'webhook-worker.sendTest',
       { owner, endpoint_id: endpointId(request), public_key: granted.app.public_key, member_name: request.member!.name },
