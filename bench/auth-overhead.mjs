@@ -3,13 +3,15 @@
 // transaction with its outbox event), each with real authentication (key checksum, hash, cached lookup at the authority over RabbitMQ,
 // scope check, usage recording) against the very same handler mounted behind a pass-through that
 // sets the same identity. Both run in this process, one after the other, interleaved, in one run.
+// A webhook worker runs beside them, a process of its own bound to `domain.events`: the relay
+// publishes every event the POSTs write, and the worker fans each out, as in production.
 // Target: authenticated >= 85% of unauthenticated.
 //
 //   pnpm build && node bench/auth-overhead.mjs            (PostgreSQL and RabbitMQ on default ports)
 //   BENCH_SECONDS=10 BENCH_CONNECTIONS=50 node bench/auth-overhead.mjs
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { benchEnvironment, proTeamWithApp, quiet, root } from './bench-support.mjs';
+import { benchEnvironment, proTeamWithApp, quiet, root, startWorkerProcess } from './bench-support.mjs';
 
 const { startAuthority, readAuthorityConfig } = await import(`${root}services/authority/dist/service.js`);
 const { startApi, readApiConfig, buildApp } = await import(`${root}services/api/dist/service.js`);
@@ -22,6 +24,7 @@ const bench = await benchEnvironment();
 const env = bench.env;
 const authority = await startAuthority(readAuthorityConfig(env).config, quiet('authority'));
 const api = await startApi(readApiConfig(env).config, quiet('api'));
+const worker = await startWorkerProcess(env);
 
 const { token, created, secretKey, dashboard } = await proTeamWithApp(api.url, bench.suffix);
 await dashboard('PATCH', `/apps/${created.app.id}/api-key`, token, { grant: ['suggestions:write'] });
@@ -88,7 +91,15 @@ for (const scenario of scenarios) {
   const ratio = mean(results.authenticated, 'rps') / mean(results.unauthenticated, 'rps');
   console.log(`authenticated / unauthenticated throughput: ${(ratio * 100).toFixed(1)}% (target >= 85%): ${ratio >= 0.85 ? 'met' : 'NOT met'}`);
 }
+// Every event the POSTs wrote reached a queue: the relay kept up, and none waits in the outbox.
+const deadline = Date.now() + 10_000;
+let waiting;
+while ((waiting = await api.prisma.outboxEvent.count({ where: { publishedAt: null } })) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+console.log(`\nevents written ${await api.prisma.outboxEvent.count()}, still waiting to be relayed ${waiting}`);
 unauthenticated.close();
+// Before the broker objects go: alive, it would declare its queues again.
+worker.kill('SIGTERM');
+await once(worker, 'exit');
 await api.stop();
 await authority.stop();
 await bench.drop();

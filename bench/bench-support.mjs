@@ -142,3 +142,44 @@ export async function writeOutboxEvents(pool, events) {
     events.map((event) => JSON.stringify(event)),
   ]);
 }
+
+/** A TCP port free at the moment, for a service process the benchmark starts. */
+export async function freePort() {
+  const { createServer } = await import('node:net');
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Waits until `url` answers 200 (a service's /health/ready). */
+export async function waitUntilReady(url, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`not ready within ${timeoutMs} ms: ${url}`);
+}
+
+/**
+ * A webhook worker from its build, a process of its own, ready: bound to `domain.events`, so the
+ * api's relay has a queue for every event, as in production. Its lines go to `log` (a file
+ * descriptor), or nowhere. Killed when the benchmark exits.
+ */
+export async function startWorkerProcess(env, { log = 'ignore', nodeOptions = '' } = {}) {
+  const { spawn } = await import('node:child_process');
+  const healthPort = await freePort();
+  const child = spawn(process.execPath, [...nodeOptions.split(' ').filter(Boolean), `${root}services/webhook-worker/dist/main.js`], {
+    env: { PATH: process.env.PATH, SIGNING_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'info', ...env, HEALTH_PORT: String(healthPort) },
+    stdio: ['ignore', log, 'inherit'],
+  });
+  process.on('exit', () => child.kill('SIGKILL'));
+  await waitUntilReady(`http://127.0.0.1:${healthPort}/health/ready`);
+  return child;
+}
