@@ -55,4 +55,36 @@ describe('ApiInstancePresence', () => {
       await rpc.close();
     }
   });
+
+  it('ends its lease after a registration still on its way is answered, which would otherwise start it again', async () => {
+    const calls: string[] = [];
+    const authority = serveRpc(broker, quiet, {
+      service: 'authority',
+      lane: 'hot',
+      names,
+      handlers: {
+        'authority.registerApiInstance': async () => {
+          calls.push('register');
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          calls.push('registered');
+          return { lease_until: new Date(Date.now() + 60_000).toISOString() };
+        },
+        'authority.unregisterApiInstance': async () => {
+          calls.push('unregister');
+          return {};
+        },
+      },
+    });
+    const rpc = new RpcClient(broker, quiet, { names, timeoutMs: 2000 });
+    try {
+      const presence = new ApiInstancePresence(rpc, quiet, 60_000, 60_000);
+      await eventually(() => (calls.includes('register') ? true : undefined), { what: 'the registration to arrive' });
+      await presence.stop();
+      expect(calls).toEqual(['register', 'registered', 'unregister']);
+      expect(presence.trustedUntil).toBe(Number.NEGATIVE_INFINITY);
+    } finally {
+      await authority.stop();
+      await rpc.close();
+    }
+  });
 });

@@ -15,6 +15,8 @@ export class ApiInstancePresence {
   readonly instanceId = randomUUID();
   private confirmedAt = Number.NEGATIVE_INFINITY;
   private readonly timer: NodeJS.Timeout;
+  /** The registration awaiting its answer, if any. */
+  private registering: Promise<void> | undefined;
 
   constructor(
     private readonly rpc: RpcClient,
@@ -23,9 +25,17 @@ export class ApiInstancePresence {
     /** Default: 2000. */
     intervalMs = 2000,
   ) {
-    this.timer = setInterval(() => void this.register(), intervalMs);
+    this.timer = setInterval(() => void this.renew(), intervalMs);
     this.timer.unref();
-    void this.register();
+    void this.renew();
+  }
+
+  private renew(): Promise<void> {
+    const registering = this.register().finally(() => {
+      if (this.registering === registering) this.registering = undefined;
+    });
+    this.registering = registering;
+    return registering;
   }
 
   /** Until when cached keys may be used. */
@@ -52,9 +62,13 @@ export class ApiInstancePresence {
     }
   }
 
-  /** Ends the lease at once, so key changes stop waiting for this instance. */
+  /**
+   * Ends the lease at once, so key changes stop waiting for this instance. A registration still
+   * on its way is answered first: arriving after the end, it would start the lease again.
+   */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    await this.registering;
     this.confirmedAt = Number.NEGATIVE_INFINITY;
     await this.rpc.call('authority.unregisterApiInstance', { instance_id: this.instanceId }).catch(() => undefined);
   }
