@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { base62 } from './base62.js';
 
@@ -43,7 +43,7 @@ export function isWellFormedSecretKey(text: string): boolean {
 }
 
 export function hashSecretKey(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 export function displayPrefixOf(secret: string): string {

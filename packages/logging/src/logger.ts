@@ -1,5 +1,6 @@
 import winston from 'winston';
-import { redactValue } from './redact.js';
+import { BatchedStdout } from './batched-stdout.js';
+import { redactField } from './redact.js';
 
 export type Logger = winston.Logger;
 
@@ -8,7 +9,7 @@ export interface LoggerOptions {
   service: string;
   /** Minimum level. Default: "info". */
   level?: string;
-  /** Where lines go. Default: one JSON line per entry on stdout. */
+  /** Where lines go. Default: one JSON line per entry on stdout, those of one event-loop turn written together. */
   transports?: winston.transport[];
 }
 
@@ -16,8 +17,7 @@ export interface LoggerOptions {
 const redactSecrets = winston.format((info) => {
   for (const key of Object.keys(info)) {
     if (key === 'level') continue;
-    const redacted = redactValue({ [key]: info[key] }) as Record<string, unknown>;
-    info[key] = redacted[key];
+    info[key] = redactField(key, info[key]);
   }
   return info;
 });
@@ -38,7 +38,7 @@ export function createLogger(options: LoggerOptions): Logger {
       redactSecrets(),
       winston.format.json(),
     ),
-    transports: options.transports ?? [new winston.transports.Console()],
+    transports: options.transports ?? [new BatchedStdout()],
   });
   skipBelowLevel(logger);
   return logger;

@@ -44,6 +44,8 @@ export function registerReadinessMetric(registry: Registry, checks: Record<strin
     help: 'Whether a dependency of the service answers its readiness check (1) or not (0: down, or away while the service goes on without it).',
     labelNames: ['dependency'],
     registers: [registry],
+    // The api's processes of one instance, summed by its first process: down if one of them is.
+    aggregator: 'min',
     async collect() {
       // Every check answered first, then set at once: two scrapes at the same moment each see
       // every series.

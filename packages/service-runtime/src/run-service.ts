@@ -13,6 +13,17 @@ export interface RunnableService {
   shutdownGraceMs?: number;
 }
 
+/** The configuration, or the process ends naming every bad variable (EXIT_CONFIG). */
+export function readConfigOrExit<C>(name: string, readConfig: () => { config: C; describe(): Record<string, string> }): { config: C; describe(): Record<string, string> } {
+  try {
+    return readConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${name}: ${error.message}\n`);
+    process.exit(EXIT_CONFIG);
+  }
+}
+
 /**
  * The whole of a service's `main.ts`: read and validate configuration (a bad variable stops the
  * process with a message naming it), log the effective configuration without secrets, start,
@@ -23,14 +34,7 @@ export async function runService<C extends { logLevel: string }>(options: {
   readConfig(): { config: C; describe(): Record<string, string> };
   start(config: C, logger: Logger): Promise<RunnableService>;
 }): Promise<void> {
-  let loaded: { config: C; describe(): Record<string, string> };
-  try {
-    loaded = options.readConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${options.name}: ${error.message}\n`);
-    process.exit(EXIT_CONFIG);
-  }
+  const loaded = readConfigOrExit(options.name, options.readConfig);
   const logger = createLogger({ service: options.name, level: loaded.config.logLevel });
   logger.info('starting', { configuration: loaded.describe() });
   // Until the service has started there is nothing to finish: a signal then ends the process at

@@ -46,6 +46,12 @@ export const apiEnvironment = {
   AMQP_URL: url({ description: 'RabbitMQ URL', protocols: ['amqp', 'amqps'] }),
   BROKER_NAMESPACE: string({ description: 'prefix of every exchange and queue name', default: '' }),
   PORT: integer({ description: 'HTTP port of the public edge', default: 3000, min: 0, max: 65535 }),
+  API_PROCESSES: integer({
+    description: 'processes serving PORT together (Node cluster), each a whole api instance; the first serves their metrics summed on METRICS_PORT; 0: one per CPU core',
+    default: 1,
+    min: 0,
+    max: 64,
+  }),
   SURFACES: list({
     description:
       'the surfaces this instance serves, of api (/api/v1), widget (/widget/v1) and dashboard (/dashboard/v1 and the page): separate fleets keep a flood of anonymous sign-ups or widget requests off the customers\' integrations',
@@ -106,6 +112,8 @@ export interface ApiConfig {
   amqpUrl: string;
   brokerNamespace: string;
   port: number;
+  /** Processes serving `port` together; 0: one per core. */
+  processes: number;
   /** The surfaces this instance serves. */
   surfaces: Surface[];
   metricsPort: number;
@@ -142,6 +150,7 @@ export function readApiConfig(env: Record<string, string | undefined> = process.
     amqpUrl: v.AMQP_URL,
     brokerNamespace: v.BROKER_NAMESPACE,
     port: v.PORT,
+    processes: v.API_PROCESSES,
     surfaces: v.SURFACES as Surface[],
     metricsPort: v.METRICS_PORT,
     publicBaseUrl: v.PUBLIC_BASE_URL.replace(/\/$/, ''),

@@ -1,12 +1,14 @@
+import cluster from 'node:cluster';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import type { Logger } from '@feedback/logging';
 import { Broker, ConfirmedPublisher, RpcClient, declareExchanges, topologyNames } from '@feedback/messaging';
-import { Lifecycle, brokerAndDatabaseChecks, closeServer, createMetricsRegistry, retentionPruning, startHealthServer } from '@feedback/service-runtime';
+import { Lifecycle, brokerAndDatabaseChecks, closeServer, createMetricsRegistry, registerReadinessMetric, retentionPruning, startHealthServer } from '@feedback/service-runtime';
 import type { CheckStatus, PeriodicTask, ShutdownStep } from '@feedback/service-runtime';
 import { ApiInstancePresence } from './auth/api-instance-presence.js';
+import { joinCluster } from './cluster/api-cluster.js';
 import { failureRateLimit } from './auth/failure-rate-limit.js';
 import { publicKeyAuth } from './auth/public-key-auth.js';
 import { RequestLimits } from './limits/request-limits.js';
@@ -24,6 +26,7 @@ import { buildApp } from './http/app.js';
 import { outboxMetrics } from './outbox/outbox-metrics.js';
 import { pruneOutbox } from './outbox/prune-outbox.js';
 import { OutboxRelay } from './outbox/relay.js';
+import { poolRunner } from './sql/sql-runner.js';
 import type { RouteContext } from './routes/route-context.js';
 import { sessionKeys } from './auth/member-auth.js';
 import { ListenHub } from './listen/listen-hub.js';
@@ -89,6 +92,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   const keysOfSessions = sessionKeys(rpc);
   const routeContext: RouteContext = {
     prisma,
+    sql: poolRunner(pool),
     rpc,
     sessionKeys: keysOfSessions,
     outboxRelay,
@@ -141,8 +145,15 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     served: config.surfaces.includes('dashboard'),
   });
   listenHub.attach(server);
-  // Metrics on a port of their own, beside the public one: they describe the service's load.
-  const operationsServer = await startHealthServer({ port: config.metricsPort, lifecycle, checks: readiness, metrics });
+  // Metrics on a port of their own, beside the public one: they describe the service's load. A
+  // process of a cluster gives them to its first process instead, which serves them all summed.
+  let operationsServer: Server | undefined;
+  if (cluster.isWorker) {
+    registerReadinessMetric(metrics, readiness);
+    joinCluster(metrics);
+  } else {
+    operationsServer = await startHealthServer({ port: config.metricsPort, lifecycle, checks: readiness, metrics });
+  }
   outboxRelay.start();
   pruning.start();
   const { port } = server.address() as AddressInfo;
@@ -150,7 +161,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
     { name: 'end listen sessions', run: () => listenHub.stop() },
     { name: 'stop taking requests', run: () => closeServer(server) },
     // Before the database: a scrape reads the outbox backlog.
-    { name: 'close metrics server', run: () => closeServer(operationsServer) },
+    { name: 'close metrics server', run: async () => operationsServer && (await closeServer(operationsServer)) },
     { name: 'stop the outbox relay (unpublished events wait in the table)', run: () => outboxRelay.stop() },
     { name: 'stop deleting old records', run: () => pruning.stop() },
     { name: 'report key usage', run: () => keyUsage.stop() },
@@ -165,7 +176,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   ];
   return {
     url: `http://127.0.0.1:${port}`,
-    metricsUrl: `http://127.0.0.1:${(operationsServer.address() as AddressInfo).port}/metrics`,
+    metricsUrl: operationsServer ? `http://127.0.0.1:${(operationsServer.address() as AddressInfo).port}/metrics` : '',
     prisma,
     outboxRelay,
     keyUsage,

@@ -83,5 +83,23 @@ describe('benchmark scripts', () => {
     const { code, output } = await runBenchmark('auth-overhead.mjs', { BENCH_SECONDS: '1', BENCH_ROUNDS: '1', BENCH_CONNECTIONS: '4' });
     expect({ code, output }).toMatchObject({ code: 0 });
     expect(output.match(/authenticated \/ unauthenticated throughput: [\d.]+%/g)).toHaveLength(2);
+    // A worker is bound to domain.events: every event the POSTs wrote was relayed.
+    expect(output).toMatch(/events written \d+, still waiting to be relayed 0/);
   }, 120_000);
+
+  it('api-throughput prints each route as a share of the bare route, with the api as one process and as two', async () => {
+    for (const processes of ['1', '2']) {
+      const { code, output } = await runBenchmark('api-throughput.mjs', {
+        BENCH_SECONDS: '1',
+        BENCH_WARMUP_SECONDS: '1',
+        BENCH_ROUNDS: '1',
+        BENCH_CONNECTIONS: '4',
+        BENCH_API_PROCESSES: processes,
+      });
+      expect({ code, output }).toMatchObject({ code: 0 });
+      expect(output).toMatch(/GET \/api\/v1\/suggestions\?limit=25: [\d.]+% of the bare route \(target >= 35%\), worst p99 [\d.]+ ms/);
+      expect(output).toMatch(/POST \/api\/v1\/suggestions: [\d.]+% of the bare route \(target >= 25%\), worst p99 [\d.]+ ms/);
+      expect(output).toMatch(/api log lines written at info: [1-9]\d*/);
+    }
+  }, 240_000);
 });

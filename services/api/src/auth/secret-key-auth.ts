@@ -27,8 +27,20 @@ const INVALID = 'The secret key is not valid. Copy it again from the dashboard (
 
 /** The well-formed secret key a request carries as its bearer token, if any. */
 export function bearerSecretKey(request: Request): string | undefined {
-  const key = /^Bearer\s+(\S+)$/i.exec(request.get('authorization') ?? '')?.[1];
-  return key && isWellFormedSecretKey(key) ? key : undefined;
+  return carriedKey(request)?.key;
+}
+
+/** Each request's key and its hash, worked out once: the failed-authentication limit asks too. */
+const carriedKeys = new WeakMap<Request, { key: string; hash: string } | null>();
+
+function carriedKey(request: Request): { key: string; hash: string } | undefined {
+  let carried = carriedKeys.get(request);
+  if (carried === undefined) {
+    const key = /^Bearer\s+(\S+)$/i.exec(request.get('authorization') ?? '')?.[1];
+    carried = key && isWellFormedSecretKey(key) ? { key, hash: hashSecretKey(key) } : null;
+    carriedKeys.set(request, carried);
+  }
+  return carried ?? undefined;
 }
 
 /**
@@ -51,8 +63,8 @@ export class RecognisedKeys {
 
   /** Whether the request carries one of these keys. */
   readonly carriedBy = (request: Request): boolean => {
-    const key = bearerSecretKey(request);
-    return key !== undefined && (this.until.get(hashSecretKey(key)) ?? 0) > Date.now();
+    const carried = carriedKey(request);
+    return carried !== undefined && (this.until.get(carried.hash) ?? 0) > Date.now();
   };
 }
 
@@ -65,9 +77,9 @@ export function secretKeyAuth(verifier: SecretKeyVerifier, usage: KeyUsageRecord
   return async (request, _response, next) => {
     try {
       if (!request.get('authorization')) throw unauthorized('missing_api_key', 'Send your secret key as "Authorization: Bearer sk_live_…".');
-      const key = bearerSecretKey(request);
-      if (!key) throw unauthorized('invalid_api_key', INVALID);
-      const keyHash = hashSecretKey(key);
+      const carried = carriedKey(request);
+      if (!carried) throw unauthorized('invalid_api_key', INVALID);
+      const keyHash = carried.hash;
       let identity: ApiKeyIdentity;
       try {
         identity = await verifier.verify(keyHash);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import { logLine } from '@feedback/logging';
 import type { Logger } from '@feedback/logging';
 
 declare global {
@@ -15,13 +16,25 @@ declare global {
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** Gives each request an id (the caller's, if it sent a safe one) and a logger tagged with it. */
+/**
+ * Gives each request an id (the caller's, if it sent a safe one) and a logger tagged with it, made
+ * when first used: most requests log only their request line, written here without one.
+ */
 export function requestContext(logger: Logger): RequestHandler {
   return (request, response, next) => {
     const incoming = request.get('x-request-id');
-    request.id = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    request.log = logger.child({ requestId: request.id });
-    response.setHeader('X-Request-Id', request.id);
+    const id = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    request.id = id;
+    Object.defineProperty(request, 'log', {
+      configurable: true,
+      enumerable: true,
+      get: () => {
+        const log = logger.child({ requestId: id });
+        Object.defineProperty(request, 'log', { configurable: true, enumerable: true, writable: true, value: log });
+        return log;
+      },
+    });
+    response.setHeader('X-Request-Id', id);
     const started = process.hrtime.bigint();
     response.on('finish', () => {
       // Probes arrive every few seconds; logging each would drown the rest.
@@ -29,7 +42,8 @@ export function requestContext(logger: Logger): RequestHandler {
       // The route's pattern, never the path as sent: paths carry end users' ids (often emails),
       // which an erasure could not take back out of the logs.
       const route: unknown = request.route?.path;
-      request.log.info('request', {
+      logLine(logger, 'info', 'request', {
+        requestId: id,
         method: request.method,
         route: typeof route === 'string' ? `${request.baseUrl}${route}` : 'unmatched',
         status: response.statusCode,

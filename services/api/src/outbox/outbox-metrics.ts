@@ -64,6 +64,8 @@ export function outboxMetrics(registry: Registry, pool: pg.Pool): OutboxMetrics 
     name: 'feedback_outbox_unpublished_events',
     help: `Events written and not yet published to the broker (counted up to ${COUNTED_AT_MOST})`,
     registers,
+    // Read from the table: each of an instance's processes reads the same.
+    aggregator: 'max',
     async collect() {
       this.set((await backlog()).waiting);
     },
@@ -72,6 +74,7 @@ export function outboxMetrics(registry: Registry, pool: pg.Pool): OutboxMetrics 
     name: 'feedback_outbox_oldest_unpublished_age_seconds',
     help: 'Age of the oldest event not yet published (0 when none waits)',
     registers,
+    aggregator: 'max',
     async collect() {
       this.set((await backlog()).oldestAge);
     },

@@ -95,6 +95,11 @@ export function pageQuery(request: ListRequest) {
   };
 }
 
+/** The cursor of the page after the one that ended at `last` (its ordering time and id). */
+export function nextCursor(request: ListRequest, last: { at: Date; id: number }): string {
+  return encodeKeysetCursor(cursorTag(request.scope, request.order), last.at, last.id);
+}
+
 /** The page and the cursor of the next one (null on the last page). */
 export function toPage<R extends { id: number; createdAt: Date; updatedAt: Date }, V>(request: ListRequest, rows: R[], view: (row: R) => V) {
   const items = rows.slice(0, request.limit);
@@ -102,6 +107,6 @@ export function toPage<R extends { id: number; createdAt: Date; updatedAt: Date 
   const more = rows.length > request.limit && last !== undefined;
   return {
     data: items.map(view),
-    next_cursor: more ? encodeKeysetCursor(cursorTag(request.scope, request.order), request.order.kind === 'newest_first' ? last.createdAt : last.updatedAt, last.id) : null,
+    next_cursor: more ? nextCursor(request, { at: request.order.kind === 'newest_first' ? last.createdAt : last.updatedAt, id: last.id }) : null,
   };
 }

@@ -3,10 +3,13 @@ import type { AuthorityKeys } from '@feedback/authority-keys';
 import type { RpcClient } from '@feedback/messaging';
 import type { PrismaClient } from '../database.js';
 import type { OutboxRelay } from '../outbox/relay.js';
+import type { SqlRunner } from '../sql/sql-runner.js';
 
 /** What routes are given: infrastructure is passed in, never imported. */
 export interface RouteContext {
   prisma: PrismaClient;
+  /** The same database as plain SQL, for the busiest routes: one statement, its own transaction. */
+  sql: SqlRunner;
   rpc: RpcClient;
   /** The authority's public keys, verifying member sessions before the authority is asked. */
   sessionKeys: AuthorityKeys;

@@ -16,10 +16,11 @@ export const createSuggestionRoute = apiV1Route({
   responses: created('Suggestion'),
   handler: (context) => async (request, response, input) => {
     const app = request.apiKey!.app;
-    const outcome = await idempotent(context.prisma, { appId: app.id, key: idempotencyKeyOf(request), request }, async (tx) => ({
-      status: 201,
-      body: await createSuggestion(tx, app, input),
-    }));
+    const key = idempotencyKeyOf(request);
+    // Without a key, the one statement is its transaction; with one, it joins the key's claim.
+    const outcome = key === undefined
+      ? { status: 201, body: await createSuggestion(context.sql, app, input) }
+      : await idempotent(context.prisma, { appId: app.id, key, request }, async (tx) => ({ status: 201, body: await createSuggestion(tx, app, input) }));
     context.outboxRelay.wake();
     sendOutcome(response, outcome);
   },

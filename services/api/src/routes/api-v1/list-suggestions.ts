@@ -1,4 +1,5 @@
 import { json, listQueryTypes, pageOf } from '../../openapi/openapi-parts.js';
+import { sendJson } from '../../pagination/json-page.js';
 import { listQueryContract, parseListQuery } from '../../pagination/list-query.js';
 import { listSuggestions } from '../../suggestions/list-suggestions.js';
 import { apiV1Route, listDescription } from './api-v1-route.js';
@@ -16,6 +17,6 @@ export const listSuggestionsRoute = apiV1Route({
   queryTypes: listQueryTypes,
   responses: { '200': { description: 'One page.', content: json(pageOf('Suggestion')) } },
   handler: (context) => async (request, response) => {
-    response.json(await listSuggestions(context.prisma, request.apiKey!.app.id, parseListQuery(request.query, { records: 'suggestions', appId: request.apiKey!.app.id })));
+    sendJson(response, await listSuggestions(context.sql, request.apiKey!.app.id, parseListQuery(request.query, { records: 'suggestions', appId: request.apiKey!.app.id })));
   },
 });

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { PAGE_LIMIT } from '@feedback/contracts';
 import { idParameter, json, listQueryTypes, pageOf, ref } from '../../../openapi/openapi-parts.js';
+import { sendJson } from '../../../pagination/json-page.js';
 import { listQueryContract, parseListQuery } from '../../../pagination/list-query.js';
 import { threadPage } from '../../../pagination/page-parameters.js';
 import type { Actor } from '../../../product/actor.js';
@@ -45,7 +46,7 @@ export const BOARD_ROUTES: readonly RouteDefinition<RouteContext>[] = [
     queryTypes: listQueryTypes,
     handler: (context) => async (request, response) => {
       const app = appOf(request);
-      response.json(await listSuggestions(context.prisma, app.id, parseListQuery(request.query, { records: 'suggestions', appId: app.id })));
+      sendJson(response, await listSuggestions(context.sql, app.id, parseListQuery(request.query, { records: 'suggestions', appId: app.id })));
     },
   }),
   boardRoute({
