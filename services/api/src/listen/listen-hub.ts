@@ -9,13 +9,14 @@ import type { AuthorityKeys } from '@feedback/authority-keys';
 import { EVENT_NAMES } from '@feedback/contracts';
 import type { EventName } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
-import { RpcError, RpcTimeoutError } from '@feedback/messaging';
+import { RpcError } from '@feedback/messaging';
 import type { Broker, ChannelWrapper, RpcClient, TopologyNames } from '@feedback/messaging';
 import { invalidSession } from '../auth/member-auth.js';
-import { ApiError, ERROR_STATUS } from '../http/api-error.js';
+import { ApiError } from '../http/api-error.js';
 import { clientAddressKey } from '../limits/client-address.js';
 import type { SharedLimit } from '../limits/shared-limit.js';
 import { recordId } from '../product/request-schemas.js';
+import { asApiError, refuse } from './listen-refusals.js';
 
 /** Where the tool connects: `/dashboard/v1/apps/{appId}/webhooks/listen`. */
 const LISTEN_PATH = /^\/dashboard\/v1\/apps\/([^/]+)\/webhooks\/listen$/;
@@ -63,29 +64,6 @@ interface Session {
   waiting: Map<string, { replyTo: string; correlationId: string }>;
   timers: NodeJS.Timeout[];
   closed: boolean;
-}
-
-/** The answer of an upgrade refused, in the API's error body. */
-function refuse(socket: Duplex, error: ApiError): void {
-  const body = JSON.stringify({ error: error.code, message: error.message, ...error.details });
-  const headers = [
-    `HTTP/1.1 ${error.status} ${error.code}`,
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    'Cache-Control: no-store',
-    'Connection: close',
-    ...Object.entries(error.headers).map(([name, value]) => `${name}: ${value}`),
-  ];
-  socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
-}
-
-/** An RPC failure as the error the dashboard would answer. */
-function asApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  if (error instanceof RpcError && error.code === 'session_invalid') return new ApiError('invalid_session', error.message, {}, { 'WWW-Authenticate': 'Bearer realm="dashboard"' });
-  if (error instanceof RpcError && error.code in ERROR_STATUS) return new ApiError(error.code as keyof typeof ERROR_STATUS, error.message);
-  if (error instanceof RpcTimeoutError) return new ApiError('service_unavailable', 'A service we depend on did not answer in time. Retry shortly.', {}, { 'Retry-After': '1' });
-  return new ApiError('internal_error', 'Something went wrong on our side. Retry later.');
 }
 
 /**

@@ -6,11 +6,11 @@ import { ApiProblem } from '../../api/problem';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ErrorNotice } from '../../components/error-notice';
 import { Loading, Page } from '../../components/page';
-import { ExactTime, RelativeTime } from '../../components/relative-time';
+import { RelativeTime } from '../../components/relative-time';
 import { SecretOnce } from '../../components/secret-once';
-import { SCOPES, useApiKey, useKeyAction, useKeyAudit, useScopeChange } from './api-key-queries';
+import { SCOPES, useApiKey, useKeyAction, useScopeChange } from './api-key-queries';
+import { AuditTrail } from './key-audit-trail';
 import type { ApiKey, KeyAction } from './api-key-queries';
-import { TableScroll } from '../../components/table-scroll';
 
 /** Settings -> API keys: the app's secret key, its scopes, its actions and who did what. */
 export function ApiKeysPage() {
@@ -252,57 +252,5 @@ function KeySwitch({
         </ConfirmDialog>
       ) : null}
     </div>
-  );
-}
-
-const AUDIT_WORDS: Record<string, string> = {
-  created: 'Created the key',
-  scopes_granted: 'Granted',
-  scopes_removed: 'Removed',
-  full_access_granted: 'Gave Full access',
-  full_access_removed: 'Took Full access away',
-  revoked: 'Revoked the key',
-  restored: 'Restored the key',
-  rotated: 'Rotated the key',
-};
-
-function AuditTrail({ appId }: { appId: number }) {
-  const audit = useKeyAudit(appId);
-  return (
-    <section aria-labelledby="audit">
-      <h2 id="audit">Audit trail</h2>
-      {audit.isPending ? <Loading what="the audit trail" /> : null}
-      <ErrorNotice error={audit.error} onRetry={() => audit.refetch()} />
-      {audit.data ? (
-        <TableScroll label="Audit trail">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-              </tr>
-            </thead>
-            <tbody>
-              {audit.data.items.map((entry) => (
-                <tr key={entry.id}>
-                  <td>
-                    <RelativeTime value={entry.created_at} />
-                    <br />
-                    <span className="hint">
-                      <ExactTime value={entry.created_at} />
-                    </span>
-                  </td>
-                  <td>{entry.actor.name ?? (entry.actor.member_id ? 'A removed member' : 'The system')}</td>
-                  <td>
-                    {AUDIT_WORDS[entry.action] ?? entry.action} {entry.scopes.length > 0 ? entry.scopes.map((scope) => <code key={scope}>{scope} </code>) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      ) : null}
-    </section>
   );
 }
