@@ -51,6 +51,15 @@ describe('adding members', () => {
     }
   });
 
+  it('refuses an email another member has, in this team or another, whatever its case', async () => {
+    const owner = await authority.ownerOfNewTeam();
+    const elsewhere = await authority.ownerOfNewTeam();
+    for (const email of [owner.email.toUpperCase(), elsewhere.email]) {
+      const refused = authority.members.addMember({ session: owner.session, name: 'Copy', email, password: 'a long enough password', role: 'member' });
+      expect(await refusal(refused)).toBe('email_taken');
+    }
+  });
+
   it('refuses a Member who adds anyone', async () => {
     const owner = await authority.ownerOfNewTeam();
     const member = await authority.memberOf(owner, 'member');
@@ -106,6 +115,19 @@ describe('removing members', () => {
   it('never removes the last Owner', async () => {
     const owner = await authority.ownerOfNewTeam();
     expect(await refusal(authority.members.removeMember({ session: owner.session, member_id: owner.member.id }))).toBe('last_owner');
+  });
+
+  it('refuses a Member who removes anyone', async () => {
+    const owner = await authority.ownerOfNewTeam();
+    const member = await authority.memberOf(owner, 'member');
+    const other = await authority.memberOf(owner, 'member');
+    expect(await refusal(authority.members.removeMember({ session: member.session, member_id: other.member.id }))).toBe('insufficient_role');
+  });
+
+  it('does not reach a member of another team', async () => {
+    const owner = await authority.ownerOfNewTeam();
+    const stranger = await authority.memberOf(await authority.ownerOfNewTeam(), 'member');
+    expect(await refusal(authority.members.removeMember({ session: owner.session, member_id: stranger.member.id }))).toBe('not_found');
   });
 
   it('ends a removed member’s sessions at once', async () => {
