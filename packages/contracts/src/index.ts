@@ -31,5 +31,5 @@ export {
 export type { SuggestionStatus, TicketStatus } from './product.js';
 export { erasedUserHash, userErasedContract } from './privacy-events.js';
 export type { UserErased } from './privacy-events.js';
-export { DELIVERY_GROUP_LIMIT, deliveriesOf, deliveryMessageContract, deliveryMessagesFor } from './webhook-messages.js';
-export type { DeliveryMessage } from './webhook-messages.js';
+export { DELIVERY_GROUP_LIMIT, deliveryGroupContract, deliveryGroupsOf, deliveryMessageContract } from './webhook-messages.js';
+export type { DeliveryGroup, DeliveryMessage } from './webhook-messages.js';

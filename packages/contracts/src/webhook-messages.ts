@@ -1,39 +1,33 @@
 import { defineContract } from './contract.js';
 
-/** Most deliveries one message names. */
-export const DELIVERY_GROUP_LIMIT = 500;
-
-/**
- * A message on the worker's delivery queues: which delivery to attempt, or a group of them that
- * wait together (the attempt number and flags are headers, the same for the whole group). A
- * group keeps a backlog at a slow host to one broker message per event, instead of one per
- * delivery.
- */
+/** A message on the worker's delivery queues: which delivery to attempt (the attempt number is a header). */
 export const deliveryMessageContract = defineContract('webhook-delivery', {
-  oneOf: [
-    {
-      type: 'object',
-      required: ['delivery_id'],
-      additionalProperties: false,
-      properties: { delivery_id: { type: 'string', format: 'uuid' } },
-    },
-    {
-      type: 'object',
-      required: ['delivery_ids'],
-      additionalProperties: false,
-      properties: { delivery_ids: { type: 'array', minItems: 1, maxItems: DELIVERY_GROUP_LIMIT, uniqueItems: true, items: { type: 'string', format: 'uuid' } } },
-    },
-  ],
+  type: 'object',
+  required: ['delivery_id'],
+  additionalProperties: false,
+  properties: { delivery_id: { type: 'string', format: 'uuid' } },
 } as const);
 export type DeliveryMessage = ReturnType<typeof deliveryMessageContract.parse>;
 
-/** The deliveries a message names, one or a group. */
-export const deliveriesOf = (message: DeliveryMessage): string[] => ('delivery_ids' in message ? message.delivery_ids : [message.delivery_id]);
+/** Most deliveries one group names. */
+export const DELIVERY_GROUP_LIMIT = 500;
 
-/** The messages that carry `ids` together: one for a single delivery, else groups of at most DELIVERY_GROUP_LIMIT. */
-export function deliveryMessagesFor(ids: readonly string[]): DeliveryMessage[] {
-  if (ids.length === 1) return [{ delivery_id: ids[0]! }];
-  const messages: DeliveryMessage[] = [];
-  for (let start = 0; start < ids.length; start += DELIVERY_GROUP_LIMIT) messages.push({ delivery_ids: ids.slice(start, start + DELIVERY_GROUP_LIMIT) });
-  return messages;
+/**
+ * A message on the worker's group queues: deliveries that wait together, with one attempt number
+ * and the same flags (headers). A slow host's backlog of one event is then one broker message,
+ * not one per delivery.
+ */
+export const deliveryGroupContract = defineContract('webhook-delivery-group', {
+  type: 'object',
+  required: ['delivery_ids'],
+  additionalProperties: false,
+  properties: { delivery_ids: { type: 'array', minItems: 1, maxItems: DELIVERY_GROUP_LIMIT, uniqueItems: true, items: { type: 'string', format: 'uuid' } } },
+} as const);
+export type DeliveryGroup = ReturnType<typeof deliveryGroupContract.parse>;
+
+/** The groups that carry `ids`, each at most DELIVERY_GROUP_LIMIT. */
+export function deliveryGroupsOf(ids: readonly string[]): DeliveryGroup[] {
+  const groups: DeliveryGroup[] = [];
+  for (let start = 0; start < ids.length; start += DELIVERY_GROUP_LIMIT) groups.push({ delivery_ids: ids.slice(start, start + DELIVERY_GROUP_LIMIT) });
+  return groups;
 }

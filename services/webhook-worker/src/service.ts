@@ -222,7 +222,7 @@ export async function startWorker(config: WorkerConfig, logger: Logger): Promise
       // Settled, not all: one failing to stop must not cut the others' draining short.
       run: async () => {
         attempts.stop();
-        const failed = (await Promise.allSettled([rpc.stop(), events.stop(), planChanges.stop(), deliveries.stop()])).filter((result) => result.status === 'rejected');
+        const failed = (await Promise.allSettled([rpc.stop(), events.stop(), planChanges.stop(), deliveries.singles.stop(), deliveries.groups.stop()])).filter((result) => result.status === 'rejected');
         if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
       },
     },

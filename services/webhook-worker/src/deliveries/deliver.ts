@@ -1,6 +1,6 @@
 import type { ConsumeMessage } from 'amqplib';
-import { deliveriesOf, deliveryMessageContract, deliveryMessagesFor } from '@feedback/contracts';
-import type { DeliveryMessage } from '@feedback/contracts';
+import { deliveryGroupContract, deliveryGroupsOf, deliveryMessageContract } from '@feedback/contracts';
+import type { DeliveryGroup } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
 import { PermanentFailure, startConsumer } from '@feedback/messaging';
 import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, THROTTLED_HEADER, declareWebhookTopology, throttleFor } from '../queues/webhook-topology.js';
@@ -64,23 +64,35 @@ export function handOff(
   return { queue, headers: { ...headers, [THROTTLED_HEADER]: throttled } };
 }
 
+/** The attempt number a message's header gives; only a message made by hand could carry another, and it is rejected. */
+function attemptNumberOf(raw: ConsumeMessage): number {
+  const number = Number(raw.properties.headers?.[ATTEMPT_HEADER] ?? 1);
+  if (!Number.isSafeInteger(number) || number < 1) throw new PermanentFailure(`${ATTEMPT_HEADER} is not an attempt number`);
+  return number;
+}
+
+/** The attempt a message carries: its number, whether by hand, and whether it was given before. */
+function attemptOf(raw: ConsumeMessage): { number: number; manual: boolean; givenBefore: boolean } {
+  return {
+    number: attemptNumberOf(raw),
+    manual: raw.properties.headers?.[MANUAL_HEADER] === true,
+    givenBefore: raw.fields.redelivered || raw.properties.headers?.[GIVEN_BEFORE_HEADER] === true,
+  };
+}
+
 /**
  * Consumes the deliver queue: retries (back from their TTL queues), redeliveries by hand, and
  * first attempts that a domain event's handler did not make itself (see FanOut). Each message
  * names a delivery, or a group of them, and an attempt number; each attempt is made once.
  */
-export function consumeDeliveries(options: DeliverOptions): Consumer {
+export function consumeDeliveries(options: DeliverOptions): { singles: Consumer; groups: Consumer } {
   const { store, queues, attempts } = options;
   const throttleRates = new ThrottleRates();
   const climbAfterPerSecond = options.climbAfterPerSecond ?? 100;
 
   /** Attempts one delivery the message names; answers where it goes to wait instead, if it does. */
   async function take(deliveryId: string, raw: ConsumeMessage): Promise<HandOff | undefined> {
-    const number = Number(raw.properties.headers?.[ATTEMPT_HEADER] ?? 1);
-    // Only a message made by hand could carry another: it breaks the contract, and is rejected.
-    if (!Number.isSafeInteger(number) || number < 1) throw new PermanentFailure(`${ATTEMPT_HEADER} is not an attempt number`);
-    const manual = raw.properties.headers?.[MANUAL_HEADER] === true;
-    const givenBefore = raw.fields.redelivered || raw.properties.headers?.[GIVEN_BEFORE_HEADER] === true;
+    const { number, manual, givenBefore } = attemptOf(raw);
     let delivery = await store.load(deliveryId);
     // Gone: its endpoint was deleted, or its history outlived DELIVERY_HISTORY_RETENTION_DAYS.
     if (!delivery) return undefined;
@@ -141,46 +153,77 @@ export function consumeDeliveries(options: DeliverOptions): Consumer {
   }
 
   /**
-   * Takes every delivery the message names, then sends those that must wait on, together where
-   * they go to the same queue with the same headers. A member that fails midway goes back to the
-   * deliver queue on its own, given before, so the others' attempts are not made again.
+   * Takes each delivery of a group. Those that wait again on the top rung, or go back at shutdown,
+   * go on together; any other goes on alone, as a message of the single queues. When every member
+   * fails (the database away), the group goes back to its queue after the consumer's pause. When
+   * some fail, those go on alone, given before, and the others' attempts are not made again.
    */
-  async function attemptAll(message: DeliveryMessage, raw: ConsumeMessage): Promise<void> {
-    const ids = deliveriesOf(message);
-    if (ids.length === 1) {
-      const onward = await take(ids[0]!, raw);
-      if (onward) await options.publisher.sendToQueue(onward.queue, message, { messageId: ids[0]!, headers: onward.headers });
-      return;
-    }
+  async function attemptGroup(group: DeliveryGroup, raw: ConsumeMessage): Promise<void> {
+    attemptNumberOf(raw);
+    const ids = group.delivery_ids;
     const outcomes = await Promise.allSettled(ids.map((id) => take(id, raw)));
-    const onward = new Map<string, { queue: string; headers: Record<string, unknown>; ids: string[] }>();
-    const failed: string[] = [];
+    const failures = outcomes.filter((outcome) => outcome.status === 'rejected');
+    if (failures.length === ids.length) throw failures[0]!.reason;
+    const together = new Map<string, { queue: string; headers: Record<string, unknown>; ids: string[] }>();
+    const sends: Array<() => Promise<void>> = [];
     outcomes.forEach((outcome, n) => {
+      const id = ids[n]!;
+      let onward: HandOff | undefined;
       if (outcome.status === 'rejected') {
-        options.logger.warn('attempt of a group failed midway; handed to the deliver queue', { deliveryId: ids[n], error: outcome.reason });
-        failed.push(ids[n]!);
+        options.logger.warn('attempt of a group failed midway; handed to the deliver queue', { deliveryId: id, error: outcome.reason });
+        onward = handOff(queues, raw.properties.headers, { ...attemptOf(raw), givenBefore: true }, { shuttingDown: true });
+      } else {
+        onward = outcome.value;
+      }
+      if (!onward) return;
+      const groupQueue = outcome.status === 'fulfilled' ? groupQueueFor(onward.queue) : undefined;
+      if (groupQueue === undefined) {
+        const { queue, headers } = onward;
+        sends.push(() => options.publisher.sendToQueue(queue, { delivery_id: id }, { messageId: id, headers }));
         return;
       }
-      if (!outcome.value) return;
-      const key = `${outcome.value.queue}\n${JSON.stringify(outcome.value.headers)}`;
-      const group = onward.get(key) ?? { ...outcome.value, ids: [] };
-      group.ids.push(ids[n]!);
-      onward.set(key, group);
+      const key = `${groupQueue}\n${JSON.stringify(onward.headers)}`;
+      const members = together.get(key) ?? { queue: groupQueue, headers: onward.headers, ids: [] };
+      members.ids.push(id);
+      together.set(key, members);
     });
-    if (failed.length > 0) onward.set('failed', { queue: queues.deliver, headers: { ...raw.properties.headers, [GIVEN_BEFORE_HEADER]: true }, ids: failed });
-    await Promise.all(
-      [...onward.values()].flatMap(({ queue, headers, ids: grouped }) =>
-        deliveryMessagesFor(grouped).map((next) => options.publisher.sendToQueue(queue, next, { messageId: deliveriesOf(next)[0]!, headers })),
-      ),
-    );
+    for (const { queue, headers, ids: members } of together.values()) {
+      for (const next of deliveryGroupsOf(members)) sends.push(() => options.publisher.sendToQueue(queue, next, { headers }));
+    }
+    // A send that failed sends the group back: members already sent may then go twice, which the
+    // attempt count makes harmless.
+    const sent = await Promise.allSettled(sends.map((send) => send()));
+    const unsent = sent.find((result) => result.status === 'rejected');
+    if (unsent) throw unsent.reason;
   }
 
-  return startConsumer(options.broker, options.logger, {
-    queue: queues.deliver,
-    metrics: options.metrics.registry,
-    setup: (channel) => declareWebhookTopology(channel, queues),
-    prefetch: options.prefetch ?? 64,
-    contract: deliveryMessageContract,
-    handle: attemptAll,
-  });
+  /** The group queue that stands for single queue `queue`, if any: the top rung, and the deliver queue. */
+  function groupQueueFor(queue: string): string | undefined {
+    if (queue === queues.throttles.at(-1)!.queue) return queues.throttleGroups.queue;
+    if (queue === queues.deliver) return queues.deliverGroups;
+    return undefined;
+  }
+
+  return {
+    singles: startConsumer(options.broker, options.logger, {
+      queue: queues.deliver,
+      metrics: options.metrics.registry,
+      setup: (channel) => declareWebhookTopology(channel, queues),
+      prefetch: options.prefetch ?? 64,
+      contract: deliveryMessageContract,
+      handle: async (message, raw) => {
+        const onward = await take(message.delivery_id, raw);
+        if (onward) await options.publisher.sendToQueue(onward.queue, message, { messageId: message.delivery_id, headers: onward.headers });
+      },
+    }),
+    // A group holds up to DELIVERY_GROUP_LIMIT attempts: a few at a time are plenty.
+    groups: startConsumer(options.broker, options.logger, {
+      queue: queues.deliverGroups,
+      metrics: options.metrics.registry,
+      setup: (channel) => declareWebhookTopology(channel, queues),
+      prefetch: 4,
+      contract: deliveryGroupContract,
+      handle: attemptGroup,
+    }),
+  };
 }

@@ -1,6 +1,6 @@
 import type DataLoader from 'dataloader';
 import type pg from 'pg';
-import { deliveriesOf, deliveryMessagesFor } from '@feedback/contracts';
+import { deliveryGroupsOf } from '@feedback/contracts';
 import type { DomainEvent } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
 import type { ConfirmedPublisher } from '@feedback/messaging';
@@ -167,14 +167,19 @@ export class FanOut {
   }
 
   /**
-   * Sends first attempts to the top rung of the throttle ladder, from where they return to the
-   * deliver queue. They travel together: a slow host's backlog costs the broker one message per
-   * event, not one per delivery.
+   * Sends first attempts to the top rung of the throttle ladder together, from where they return
+   * to the group deliver queue: a slow host's backlog costs the broker one message per event, not
+   * one per delivery. If that fails, each goes on alone through the deliver queue.
    */
   private async waitLongest(deliveryIds: readonly string[]): Promise<void> {
     const { publisher, queues } = this.options;
-    const { queue, headers } = handOff(queues, undefined, { number: 1, manual: false, givenBefore: false }, { climb: true, toTop: true });
-    await Promise.all(deliveryMessagesFor(deliveryIds).map((message) => publisher.sendToQueue(queue, message, { messageId: deliveriesOf(message)[0]!, headers })));
+    const { headers } = handOff(queues, undefined, { number: 1, manual: false, givenBefore: false }, { climb: true, toTop: true });
+    try {
+      await Promise.all(deliveryGroupsOf(deliveryIds).map((group) => publisher.sendToQueue(queues.throttleGroups.queue, group, { headers })));
+    } catch (error) {
+      this.options.logger.warn('a group of first attempts could not wait together; each handed to the deliver queue', { deliveries: deliveryIds.length, error });
+      await Promise.all(deliveryIds.map((id) => this.handOn(id, true)));
+    }
   }
 
   private async fanOutMany(events: readonly DomainEvent[]): Promise<EventDeliveries[]> {

@@ -56,6 +56,13 @@ export function webhookQueueNames(
     abandoned: named('webhooks.abandoned'),
     /** Where a message waits when its endpoint already has enough attempts in flight: a ladder of rising waits. */
     throttles: throttleDelaysMs.map((delay) => ({ delay, queue: named(`webhooks.throttle.${delay}ms`) })),
+    /**
+     * Groups of attempts past their tenant's share of a slow host wait on the top rung in a queue
+     * of their own, and come back to a deliver queue of their own. A worker of an earlier release
+     * reads neither, so it never takes a group it could not read.
+     */
+    deliverGroups: named('webhooks.deliver-groups'),
+    throttleGroups: { delay: throttleDelaysMs.at(-1)!, queue: named(`webhooks.throttle-groups.${throttleDelaysMs.at(-1)!}ms`) },
   };
 }
 export type WebhookQueueNames = ReturnType<typeof webhookQueueNames>;
@@ -70,7 +77,14 @@ export function durableWebhookQueues(
   throttleDelaysMs: readonly number[] = PRODUCTION_THROTTLE_DELAYS_MS,
 ): string[] {
   const queues = webhookQueueNames(topologyNames(namespace), retryDelaysMs, throttleDelaysMs);
-  return [queues.deliver, queues.abandoned, ...queues.throttles.map((throttle) => throttle.queue), ...queues.retries.map((retry) => retry.queue)];
+  return [
+    queues.deliver,
+    queues.deliverGroups,
+    queues.abandoned,
+    ...queues.throttles.map((throttle) => throttle.queue),
+    queues.throttleGroups.queue,
+    ...queues.retries.map((retry) => retry.queue),
+  ];
 }
 
 /**
@@ -92,6 +106,7 @@ export function throttleFor(queues: WebhookQueueNames, climb: boolean, header: u
  */
 export async function declareWebhookTopology(channel: ConfirmChannel, queues: WebhookQueueNames): Promise<void> {
   await channel.assertQueue(queues.deliver, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.assertQueue(queues.deliverGroups, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await channel.assertQueue(queues.abandoned, {
     durable: true,
     arguments: {
@@ -101,14 +116,15 @@ export async function declareWebhookTopology(channel: ConfirmChannel, queues: We
       'x-message-ttl': ABANDONED_QUEUE_LIMITS.messageTtlMs,
     },
   });
-  for (const { delay, queue } of [...queues.retries, ...queues.throttles]) {
+  const waiting = [...queues.retries, ...queues.throttles].map((rung) => ({ ...rung, back: queues.deliver }));
+  for (const { delay, queue, back } of [...waiting, { ...queues.throttleGroups, back: queues.deliverGroups }]) {
     await channel.assertQueue(queue, {
       durable: true,
       arguments: {
         'x-queue-type': 'quorum',
         'x-message-ttl': delay,
         'x-dead-letter-exchange': '',
-        'x-dead-letter-routing-key': queues.deliver,
+        'x-dead-letter-routing-key': back,
         'x-dead-letter-strategy': 'at-least-once',
         'x-overflow': 'reject-publish',
       },
