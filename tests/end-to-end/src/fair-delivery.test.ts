@@ -45,7 +45,7 @@ describe('fair delivery across tenants', () => {
     release();
     await eventually(() => (receiver.received.length === 6 ? true : undefined), { what: 'every delivery', timeoutMs: 20_000 });
     expect(receiver.mostInFlight).toBe(2);
-  });
+  }, 60_000);
 
   it("sends a slow host's backlog of one event to wait as one message, and delivers each of it when the message comes back", async () => {
     const team = await signUpTeam(system.api.url, 'pro');
