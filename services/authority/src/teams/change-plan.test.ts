@@ -124,3 +124,13 @@ describe('changing the plan', () => {
     expect(published).toEqual([]);
   });
 });
+
+describe('a plan change from a session that has ended', () => {
+  it('is refused as session_invalid, leaving the plan as it was', async () => {
+    const owner = await teamMember('pro');
+    await sessions.endSession({ session: owner.session });
+    await expect(changePlan({ session: owner.session, plan: 'free' })).rejects.toMatchObject({ code: 'session_invalid' });
+    expect(await teamRow(owner.teamId)).toMatchObject({ plan: 'pro', planVersion: 1 });
+    expect(published).toEqual([]);
+  });
+});

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: one attempt, from its slot to what follows it, reads best in one place.
+// Its slots, opened secrets, target and record live in files of their own.
 import type { KeyObject } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { LimitFunction } from 'p-limit';
