@@ -43,7 +43,7 @@ if (!env.SIGNING_SECRET_ENCRYPTION_KEY) {
   console.log('SIGNING_SECRET_ENCRYPTION_KEY is not set: webhook signing secrets are sealed with a key made for this run');
 }
 if (!env.ERASURE_HASH_KEY) {
-  // The api and the worker must share it; a run's own is enough, since erasures end with the run's database use.
+  // The api and the worker share it. Erasures recorded in an earlier run stop matching: set it to keep them.
   env.ERASURE_HASH_KEY = randomBytes(32).toString('base64');
   console.log('ERASURE_HASH_KEY is not set: erased end users are named with a key made for this run');
 }

@@ -29,7 +29,7 @@ export {
   surveyResponseViewSchema,
 } from './product.js';
 export type { SuggestionStatus, TicketStatus } from './product.js';
-export { erasedUserHash, userErasedContract } from './privacy-events.js';
+export { erasedUserHash, erasureHashKeyId, userErasedContract } from './privacy-events.js';
 export type { UserErased } from './privacy-events.js';
 export { DELIVERY_GROUP_LIMIT, deliveryGroupContract, deliveryGroupsOf, deliveryMessageContract } from './webhook-messages.js';
 export type { DeliveryGroup, DeliveryMessage } from './webhook-messages.js';

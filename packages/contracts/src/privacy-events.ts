@@ -16,7 +16,8 @@ export const userErasedContract = defineContract('privacy.user_erased', {
     event: { const: 'privacy.user_erased' },
     created_at: { type: 'string', format: 'date-time' },
     app_id: { type: 'integer' },
-    user_hash: { type: 'string', pattern: '^[a-f0-9]{64}$', description: 'HMAC-SHA-256 of "<app id>:<external id>" under ERASURE_HASH_KEY, in hex.' },
+    user_hash: { type: 'string', pattern: '^[a-f0-9]{64}$', description: 'HMAC-SHA-256 of "<app id>:<external id>" under ERASURE_HASH_KEY, in hex; a plain SHA-256 without hash_key.' },
+    hash_key: { type: 'string', pattern: '^[a-f0-9]{16}$', description: "The key's id (erasureHashKeyId). Absent from an api of an earlier release, whose hash is a plain SHA-256." },
   },
 } as const);
 export type UserErased = ReturnType<typeof userErasedContract.parse>;
@@ -27,4 +28,12 @@ export type UserErased = ReturnType<typeof userErasedContract.parse>;
  */
 export function erasedUserHash(key: Buffer, appId: number, externalId: string): string {
   return createHmac('sha256', key).update(`${appId}:${externalId}`).digest('hex');
+}
+
+/**
+ * Names a key without revealing it: the worker compares it with its own, and says so loudly when
+ * the api's differs, since every erasure would then match nothing.
+ */
+export function erasureHashKeyId(key: Buffer): string {
+  return createHmac('sha256', key).update('feedback erasure hash key id').digest('hex').slice(0, 16);
 }

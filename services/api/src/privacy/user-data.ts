@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { erasedUserHash } from '@feedback/contracts';
+import { erasedUserHash, erasureHashKeyId } from '@feedback/contracts';
 import { retryOnConflict } from '@feedback/database';
 import { Prisma } from '../database.js';
 import type { PrismaClient } from '../database.js';
@@ -125,7 +125,7 @@ export async function eraseUserData(prisma: PrismaClient, appId: number, externa
       UPDATE api.idempotency_records SET request_hash = ${ERASED_REQUEST_HASH}, response_status = NULL, response_body = NULL, created_at = now()
       WHERE app_id = ${appId} AND (response_body -> 'author' ->> 'external_id' = ${externalId}
         OR response_body -> 'user' ->> 'external_id' = ${externalId})`;
-    const erasure = { id: randomUUID(), event: 'privacy.user_erased' as const, created_at: new Date().toISOString(), app_id: appId, user_hash: erasedUserHash(erasureHashKey, appId, externalId) };
+    const erasure = { id: randomUUID(), event: 'privacy.user_erased' as const, created_at: new Date().toISOString(), app_id: appId, user_hash: erasedUserHash(erasureHashKey, appId, externalId), hash_key: erasureHashKeyId(erasureHashKey) };
     await tx.outboxEvent.create({ data: { eventId: erasure.id, eventType: erasure.event, payload: erasure } });
     // Last: from here to the commit it holds their waiting events, which a batch may be waiting for.
     const { withheld, anonymised: eventsAnonymised } = await eraseFromOutbox(tx, appId, externalId);

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { erasedUserHash } from '@feedback/contracts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
@@ -50,6 +50,7 @@ describe('an erasure', () => {
         created_at: new Date().toISOString(),
         app_id: 1,
         user_hash: erasedUserHash(key, 1, 'u-1'),
+        hash_key: erasureHashKey.id,
       }, erasureHashKey);
       let settled = false;
       void erasure.finally(() => (settled = true)).catch(() => undefined);
@@ -101,6 +102,18 @@ describe('an erasure', () => {
   });
 });
 
+describe('an erasure from an api of an earlier release', () => {
+  it('names the user by a plain SHA-256: it is kept unkeyed, and scrubs by that hash', async () => {
+    const written = await deliveryBy('u-4', minutesAgo(10));
+    const plain = createHash('sha256').update('1:u-4').digest('hex');
+    const { hash_key: _, ...withoutKey } = { ...erasure('u-4', minutesAgo(5)), user_hash: plain };
+    await recordErasure(worker.prisma, withoutKey, erasureHashKey);
+    expect(await stateOf(written)).toEqual({ status: 'withheld', payload: { erased: true } });
+    const { rows } = await database.pool.query<{ keyed: boolean }>('SELECT keyed FROM webhooks.privacy_erasures WHERE user_hash = $1', [plain]);
+    expect(rows).toEqual([{ keyed: false }]);
+  });
+});
+
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 
 const erasure = (externalId: string, at: Date) => ({
@@ -109,6 +122,7 @@ const erasure = (externalId: string, at: Date) => ({
   created_at: at.toISOString(),
   app_id: 1,
   user_hash: erasedUserHash(key, 1, externalId),
+  hash_key: erasureHashKey.id,
 });
 
 /** A pending delivery of an event written at `writtenAt` by end user `externalId` of app 1. */

@@ -7,7 +7,7 @@ import { QUORUM_QUEUE, declareExchanges, startConsumer } from '@feedback/messagi
 import type { Broker, Consumer, TopologyNames } from '@feedback/messaging';
 import type { PrismaClient } from '../database.js';
 import { ERASED_PAYLOAD } from '../deliveries/erased-payload.js';
-import { eventTimeSql, externalIdSql, userHashSql } from '../deliveries/erased-users.js';
+import { ERASURE_CLOCK_MARGIN_SQL, eventTimeSql, externalIdSql, userHashSql } from '../deliveries/erased-users.js';
 import type { ErasureHashKey } from '../deliveries/erased-users.js';
 import type { FanOutResult } from '../deliveries/fan-out.js';
 import type { WebhookMetrics } from '../deliveries/webhook-metrics.js';
@@ -32,22 +32,26 @@ const inboundContract = defineContract('webhook-worker-inbound', {
  */
 export async function recordErasure(prisma: PrismaClient, erasure: UserErased, key: ErasureHashKey): Promise<void> {
   const erasedAt = new Date(erasure.created_at);
+  // An api of an earlier release names the user by a plain SHA-256, which only the plain match finds.
+  const keyed = erasure.hash_key !== undefined;
   await prisma.$executeRaw`
-    INSERT INTO webhooks.privacy_erasures (app_id, user_hash, erased_at) VALUES (${erasure.app_id}, ${erasure.user_hash}, ${erasedAt})
+    INSERT INTO webhooks.privacy_erasures (app_id, user_hash, erased_at, keyed) VALUES (${erasure.app_id}, ${erasure.user_hash}, ${erasedAt}, ${keyed})
     ON CONFLICT (app_id, user_hash) DO UPDATE SET erased_at = GREATEST(privacy_erasures.erased_at, EXCLUDED.erased_at)`;
   await awaitDeliveryWriters(prisma);
+  const hashOf = (identity: 'author' | 'sender') =>
+    keyed ? userHashSql('app_id', externalIdSql('payload', identity), '$4::text[]') : `encode(sha256(convert_to(app_id || ':' || ${externalIdSql('payload', identity)}, 'UTF8')), 'hex')`;
   // Through the app's endpoints (every delivery has one: deleting it deletes them), so the search
   // reads the app's deliveries by the endpoint index rather than the whole table (docs/decisions.md).
   const named = await prisma.$queryRawUnsafe<Array<{ id: string }>>(
     `SELECT id FROM webhooks.deliveries
      WHERE endpoint_id IN (SELECT id FROM webhooks.webhook_endpoints WHERE app_id = $1)
        AND app_id = $1
-       AND ${eventTimeSql('payload')} <= $3::timestamptz
-       AND $2 IN (${userHashSql('app_id', externalIdSql('payload', 'author'), '$4::text[]')}, ${userHashSql('app_id', externalIdSql('payload', 'sender'), '$4::text[]')})`,
+       AND ${eventTimeSql('payload')} <= $3::timestamptz + ${ERASURE_CLOCK_MARGIN_SQL}
+       AND $2 IN (${hashOf('author')}, ${hashOf('sender')})`,
     erasure.app_id,
     erasure.user_hash,
     erasedAt,
-    key.pads,
+    ...(keyed ? [key.pads] : []),
   );
   const ids = named.map((row) => row.id);
   if (ids.length === 0) return;
@@ -113,7 +117,12 @@ export function consumeDomainEvents(options: {
     contract: inboundContract,
     handle: async (message, raw) => {
       if ((message as { event: string }).event === 'privacy.user_erased') {
-        await recordErasure(options.prisma, message as UserErased, options.erasureHashKey);
+        const erasure = message as UserErased;
+        // Recorded all the same: the error tells the operator, and the erasure keeps its time.
+        if (erasure.hash_key !== undefined && erasure.hash_key !== options.erasureHashKey.id) {
+          options.logger.error("user erasure named by another ERASURE_HASH_KEY than this worker's: set the same key on the api and the worker, or this erasure matches nothing", { appId: erasure.app_id });
+        }
+        await recordErasure(options.prisma, erasure, options.erasureHashKey);
         options.logger.info('user erasure recorded', { appId: (message as UserErased).app_id });
         return;
       }

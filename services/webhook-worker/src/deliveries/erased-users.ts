@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { erasureHashKeyId } from '@feedback/contracts';
 import { isErasedPayloadSql } from './erased-payload.js';
 
 /**
@@ -10,8 +11,11 @@ import { isErasedPayloadSql } from './erased-payload.js';
 export class ErasureHashKey {
   /** [inner pad, outer pad], each 64 bytes in hex: the `text[]` parameter of namesErasedUserSql. */
   readonly pads: [string, string];
+  /** The key's id, as the api puts it in each erasure event. */
+  readonly id: string;
 
   constructor(key: Buffer) {
+    this.id = erasureHashKeyId(key);
     // HMAC hashes a key longer than SHA-256's block first (RFC 2104).
     const block = Buffer.alloc(64);
     (key.length > 64 ? createHash('sha256').update(key).digest() : key).copy(block);
@@ -30,6 +34,13 @@ export const externalIdSql = (payload: string, identity: 'author' | 'sender') =>
 export const eventTimeSql = (payload: string) => `coalesce((${payload} ->> 'created_at')::timestamptz, '-infinity')`;
 
 /**
+ * SQL: how long after an erasure an event still counts as written before it. Its time and the
+ * erasure's come from different api instances, whose clocks may differ by a little; a user's
+ * writes within that margin after the erasure are withheld too.
+ */
+export const ERASURE_CLOCK_MARGIN_SQL = "interval '1 minute'";
+
+/**
  * SQL: whether the envelope of delivery row `delivery` names an end user erased since its event
  * was written, or was erased already (its payload replaced, see recordErasure). `pads` is the
  * parameter holding ErasureHashKey.pads. A user who writes again after an erasure is delivered
@@ -43,7 +54,7 @@ export const namesErasedUserSql = (delivery: string, pads: string) => {
   const author = externalIdSql(`${delivery}.payload`, 'author');
   const sender = externalIdSql(`${delivery}.payload`, 'sender');
   const plain = (text: string) => `encode(sha256(convert_to(${app} || ':' || ${text}, 'UTF8')), 'hex')`;
-  const writtenBy = `p.erased_at >= ${eventTimeSql(`${delivery}.payload`)}`;
+  const writtenBy = `p.erased_at + ${ERASURE_CLOCK_MARGIN_SQL} >= ${eventTimeSql(`${delivery}.payload`)}`;
   return `(${isErasedPayloadSql(`${delivery}.payload`)} OR EXISTS (
   SELECT 1 FROM webhooks.privacy_erasures p
   WHERE p.app_id = ${app} AND p.keyed AND p.user_hash IN (${userHashSql(app, author, pads)}, ${userHashSql(app, sender, pads)}) AND ${writtenBy}
