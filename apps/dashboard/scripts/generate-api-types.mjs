@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
 
-const { buildOpenApiDocument } = await import('../../../services/api/dist/openapi/openapi-document.js');
+const { buildOpenApiDocument } = await import('../../../services/api/dist/openapi/build-openapi-document.js');
 const document = buildOpenApiDocument({ publicBaseUrl: 'http://localhost:3000' });
 const paths = Object.fromEntries(Object.entries(document.paths).filter(([path]) => path.startsWith('/dashboard/v1/')));
 const ast = await openapiTS({ ...document, paths }, { exportType: false, alphabetize: true });

@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { generateApiClientTypes } from './api-client-types.mjs';
 
-const { buildOpenApiDocument } = await import('../../../services/api/dist/openapi/openapi-document.js');
+const { buildOpenApiDocument } = await import('../../../services/api/dist/openapi/build-openapi-document.js');
 const target = new URL('../src/generated/api-v1.ts', import.meta.url);
 mkdirSync(new URL('.', target), { recursive: true });
 writeFileSync(target, await generateApiClientTypes(buildOpenApiDocument({ publicBaseUrl: 'https://api.feedback.example' })));

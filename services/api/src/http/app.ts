@@ -4,15 +4,16 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '@feedback/logging';
 import { healthRouter } from '@feedback/service-runtime';
 import type { ReadinessCheck } from '@feedback/service-runtime';
-import { buildOpenApiDocument } from '../openapi/openapi-document.js';
+import { buildOpenApiDocument } from '../openapi/build-openapi-document.js';
+import { OPENAPI_ROUTE } from '../openapi/openapi-route.js';
 import { apiV1Router } from '../routes/api-v1/api-v1-router.js';
 import { dashboardRouter } from '../routes/dashboard-v1/dashboard-router.js';
 import { widgetRouter } from '../routes/widget-v1/widget-router.js';
 import type { Surface, TrustProxy } from '../config.js';
 import type { RouteContext } from '../routes/route-context.js';
+import { mountRoutes } from '../routes/route-definition.js';
 import { dashboardPages } from './dashboard-pages.js';
 import { errorHandler, notFound } from './error-handler.js';
-import { methodNotAllowed } from './method-not-allowed.js';
 import { readJsonBody } from './read-json-body.js';
 import { namePathParameterNotText } from './refuse-unstorable-text.js';
 import { requestContext } from './request-context.js';
@@ -70,10 +71,7 @@ export function buildApp(options: AppOptions): Express {
 
   // Public, no key: built once from the same schemas and routes the server uses.
   const openApiDocument = buildOpenApiDocument({ publicBaseUrl: options.publicBaseUrl });
-  app.get('/api/v1/openapi.json', (_request, response) => {
-    response.json(openApiDocument);
-  });
-  app.all('/api/v1/openapi.json', methodNotAllowed(['GET']));
+  mountRoutes(app, [OPENAPI_ROUTE], { document: openApiDocument }, '/api/v1');
 
   // Answers are a team's own data, and some carry a secret shown once: no cache keeps them.
   app.use(['/api/v1', '/widget/v1', '/dashboard/v1'], doNotStore);

@@ -18,7 +18,7 @@ export interface RouteDefinition<Deps> {
   path: string;
   /** The operation as the OpenAPI document describes it. */
   operation: Operation;
-  /** The contracts the api checks this route's requests with: compiled when the route is mounted. */
+  /** The contracts the api checks this route's requests and answers with: compiled when the route is mounted. */
   contracts: readonly Contract<unknown>[];
   /** The request's steps after the surface's own (authentication, body reading), built once. */
   handlers(deps: Deps): RequestHandler[];

@@ -2,23 +2,29 @@ import { describe, expect, it } from '@jest/globals';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { Router } from 'express';
 import { ERROR_STATUS } from '../http/api-error.js';
-import { routesOf } from '../http/method-not-allowed.js';
 import { apiV1Router } from '../routes/api-v1/api-v1-router.js';
 import { dashboardRouter } from '../routes/dashboard-v1/dashboard-router.js';
 import type { RouteContext } from '../routes/route-context.js';
 import { widgetRouter } from '../routes/widget-v1/widget-router.js';
-import { buildOpenApiDocument } from './openapi-document.js';
+import { buildOpenApiDocument } from './build-openapi-document.js';
 
 const document = buildOpenApiDocument({ publicBaseUrl: 'https://api.feedback-platform.io' });
 const paths = document.paths as Record<string, Record<string, { security?: unknown[] } | undefined> | undefined>;
 
-/** Every (method, path) a router and the routers it uses answer, paths as OpenAPI writes them. */
+/** A route as Express keeps it in a router's stack (a `use` of another router has none). */
+interface RouteLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+  handle: { stack?: unknown };
+}
+
+/** Every (method, path) a router and the routers it uses answer, paths as OpenAPI writes them; `all` for a 405. */
 function mountedOperations(prefix: string, router: Router): string[] {
-  const operations = [...routesOf(router)].flatMap(([path, methods]) =>
-    methods.map((method) => `${method.toLowerCase()} ${prefix}${path.replace(/:(\w+)/g, '{$1}')}`),
-  );
-  for (const layer of router.stack as Array<{ route?: unknown; handle: { stack?: unknown } }>) {
-    if (!layer.route && Array.isArray(layer.handle.stack)) operations.push(...mountedOperations(prefix, layer.handle as unknown as Router));
+  const operations: string[] = [];
+  for (const layer of router.stack as RouteLayer[]) {
+    if (layer.route) {
+      const path = `${prefix}${layer.route.path.replace(/:(\w+)/g, '{$1}')}`;
+      operations.push(...Object.keys(layer.route.methods).map((method) => `${method === '_all' ? 'all' : method} ${path}`));
+    } else if (Array.isArray(layer.handle.stack)) operations.push(...mountedOperations(prefix, layer.handle as unknown as Router));
   }
   return operations;
 }
@@ -32,8 +38,9 @@ describe('the OpenAPI document', () => {
     expect(problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`)).toEqual([listenUpgrade]);
   });
 
-  it('describes every operation the server mounts, and no other', () => {
-    // Building the routers calls nothing; the context is only held for requests.
+  // The routers and the document are built from the same route definitions; this checks that
+  // building them reads every definition, and that each path answers other methods with 405.
+  it('describes every operation the routers mount, and no other, and each path answers any other method', () => {
     const context = { rpc: { call: () => Promise.reject(new Error('not called')) }, dashboardTimeoutMs: 1000 } as unknown as RouteContext;
     const mounted = [
       ...mountedOperations('/api/v1', apiV1Router(context, [(_request, _response, next) => next()])),
@@ -53,7 +60,10 @@ describe('the OpenAPI document', () => {
       'get /dashboard/v1/apps/{appId}/tickets/{ticketId}',
       'get /dashboard/v1/apps/{appId}/tickets/{ticketId}/messages',
     ]));
-    expect([...new Set(mounted)].sort()).toEqual(described.sort());
+    const answered = mounted.filter((operation) => !operation.startsWith('all '));
+    expect([...new Set(answered)].sort()).toEqual(described.sort());
+    const refusedOthers = new Set(mounted.filter((operation) => operation.startsWith('all ')).map((operation) => operation.slice(4)));
+    expect(Object.keys(paths).filter((path) => path !== '/api/v1/openapi.json' && !refusedOthers.has(path))).toEqual([]);
   });
 
   /** Every /dashboard/v1 operation, with its responses. */

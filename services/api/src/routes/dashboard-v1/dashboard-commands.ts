@@ -2,12 +2,12 @@ import type { RpcMethod } from '@feedback/contracts';
 import type { ErrorCode } from '../../http/api-error.js';
 
 /**
- * Every /dashboard/v1 route. Each is one authority command: its request is the JSON body (if
+ * Every /dashboard/v1 route that forwards one authority command: its request is the JSON body (if
  * `body`), the path parameters (`params`) and the member's session token as `session` (unless
  * `public`), which the authority verifies itself.
- * The router and the OpenAPI document are both built from this table.
+ * Each row becomes a route (`commandRoute`): the router and the OpenAPI document both read it.
  */
-export interface DashboardRoute {
+export interface DashboardCommand {
   method: 'get' | 'post' | 'patch' | 'delete';
   /** Express path below /dashboard/v1. */
   path: string;
@@ -36,7 +36,7 @@ const keyErrors = ['insufficient_role', 'not_found'] as const;
 /** A key change waits for every api instance: one that does not confirm in time is 503 `propagation_unconfirmed`. */
 const keyChangeErrors = [...keyErrors, 'propagation_unconfirmed'] as const;
 
-export const DASHBOARD_ROUTES: readonly DashboardRoute[] = [
+export const DASHBOARD_COMMANDS: readonly DashboardCommand[] = [
   { method: 'post', path: '/sign-up', command: 'authority.signUp', public: true, body: true, status: 201, errors: ['email_taken'], limit: 'signUp',
     summary: 'Creates a team on the Free plan and its Owner; answers a session.' },
   { method: 'post', path: '/sign-in', command: 'authority.signIn', public: true, body: true, errors: ['invalid_credentials'], limit: 'signIn',
