@@ -1,4 +1,4 @@
-export { loadConfig, ConfigError } from './load-config.js';
-export type { ConfigSpec, ConfigValues, LoadedConfig } from './load-config.js';
-export { string, integer, boolean, oneOf, list, url, base64Key, base64Keys } from './variables.js';
-export type { Variable } from './variables.js';
+export { loadConfig, environmentOf, ConfigError } from './load-config.js';
+export type { ConfigOf, ConfigSpec, LoadedConfig } from './load-config.js';
+export { variable, string, integer, boolean, oneOf, list, url, base64Key, base64Keys } from './variables.js';
+export type { Common, Variable } from './variables.js';

@@ -1,22 +1,23 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, base64Key, integer, loadConfig, string, url } from './index.js';
+import { ConfigError, base64Key, environmentOf, integer, loadConfig, string, url } from './index.js';
 
 const spec = {
-  DATABASE_URL: url({ description: 'PostgreSQL URL', protocols: ['postgresql', 'postgres'] }),
-  PORT: integer({ description: 'HTTP port', default: 3000, min: 1, max: 65535 }),
-  SIGNING_KEY: string({ description: 'signing key', secret: true }),
+  databaseUrl: url({ env: 'DATABASE_URL', description: 'PostgreSQL URL', protocols: ['postgresql', 'postgres'] }),
+  port: integer({ env: 'PORT', description: 'HTTP port', default: 3000, min: 1, max: 65535 }),
+  signingKey: string({ env: 'SIGNING_KEY', description: 'signing key', secret: true }),
 };
 
 describe('loadConfig', () => {
   it('parses every variable and applies defaults', () => {
-    const { values } = loadConfig(spec, { DATABASE_URL: 'postgresql://u@h/db', SIGNING_KEY: 'k' });
-    expect(values).toEqual({ DATABASE_URL: 'postgresql://u@h/db', PORT: 3000, SIGNING_KEY: 'k' });
+    const { config } = loadConfig(spec, { DATABASE_URL: 'postgresql://u@h/db', SIGNING_KEY: 'k' });
+    expect(config).toEqual({ databaseUrl: 'postgresql://u@h/db', port: 3000, signingKey: 'k' });
   });
 
   it("names a value that breaks its variable's own rule among the other problems, without showing it", () => {
     const checked = {
       ...spec,
-      SIGNING_KEY: string({
+      signingKey: string({
+        env: 'SIGNING_KEY',
         description: 'signing key',
         secret: true,
         check: (value) => {
@@ -24,7 +25,7 @@ describe('loadConfig', () => {
         },
       }),
     };
-    expect(loadConfig(checked, { DATABASE_URL: 'postgresql://u@h/db', SIGNING_KEY: 'key-1' }).values.SIGNING_KEY).toBe('key-1');
+    expect(loadConfig(checked, { DATABASE_URL: 'postgresql://u@h/db', SIGNING_KEY: 'key-1' }).config.signingKey).toBe('key-1');
     const read = () => loadConfig(checked, { SIGNING_KEY: 'hunter2' });
     expect(read).toThrow(ConfigError);
     expect(read).toThrow(/DATABASE_URL is required[\s\S]*SIGNING_KEY must start with "key-"/);
@@ -47,10 +48,10 @@ describe('loadConfig', () => {
   });
 
   it('takes a base64 key of exactly its size, and names the variable without repeating a wrong one', () => {
-    const keySpec = { KEY: base64Key({ description: 'a key', bytes: 32, hint: 'make one: openssl rand -base64 32' }) };
+    const keySpec = { key: base64Key({ env: 'KEY', description: 'a key', bytes: 32, hint: 'make one: openssl rand -base64 32' }) };
     const bytes = Buffer.from(Array.from({ length: 32 }, (_, n) => n * 8 + 3));
     const good = bytes.toString('base64');
-    for (const form of [good, bytes.toString('base64url'), good.replace(/=+$/, '')]) expect(loadConfig(keySpec, { KEY: form }).values.KEY).toBe(form);
+    for (const form of [good, bytes.toString('base64url'), good.replace(/=+$/, '')]) expect(loadConfig(keySpec, { KEY: form }).config.key).toBe(form);
     for (const wrong of [Buffer.alloc(16, 7).toString('base64'), `${good.slice(0, 10)}!${good.slice(11)}`, 'not base64 at all']) {
       let message = '';
       try {
@@ -83,5 +84,15 @@ describe('loadConfig', () => {
     expect(described).not.toContain('hunter2');
     expect(described).not.toContain('opensesame');
     expect(described).toContain('sslmode=require');
+  });
+
+  it('names the effective configuration, and the table, by environment name', () => {
+    expect(Object.keys(loadConfig(spec, { DATABASE_URL: 'postgresql://u@h/db', SIGNING_KEY: 'k' }).describe())).toEqual(['DATABASE_URL', 'PORT', 'SIGNING_KEY']);
+    expect(Object.keys(environmentOf(spec))).toEqual(['DATABASE_URL', 'PORT', 'SIGNING_KEY']);
+  });
+
+  it('drops a URL\'s final slash when told to, so paths can be appended', () => {
+    const base = { base: url({ env: 'BASE_URL', description: 'base', protocols: ['https'], trimTrailingSlash: true }) };
+    expect(loadConfig(base, { BASE_URL: 'https://example.com/app/' }).config.base).toBe('https://example.com/app');
   });
 });

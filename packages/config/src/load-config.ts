@@ -1,7 +1,12 @@
 import type { Variable } from './variables.js';
 
+/**
+ * A service's variable table: keyed by the field of its configuration object, each variable naming
+ * itself in the environment. The configuration's type is inferred from it (`ConfigOf`).
+ */
 export type ConfigSpec = Record<string, Variable<unknown>>;
-export type ConfigValues<S extends ConfigSpec> = { [K in keyof S]: S[K] extends Variable<infer T> ? T : never };
+/** The configuration object a table gives: each field typed as its variable parses. */
+export type ConfigOf<S extends ConfigSpec> = { [K in keyof S]: S[K] extends Variable<infer T> ? T : never };
 
 /** Thrown at start-up when variables are missing or malformed; the message names every one. */
 export class ConfigError extends Error {
@@ -12,8 +17,8 @@ export class ConfigError extends Error {
 }
 
 export interface LoadedConfig<S extends ConfigSpec> {
-  values: ConfigValues<S>;
-  /** The effective configuration with secrets redacted, for the start-up log line. */
+  config: ConfigOf<S>;
+  /** The effective configuration by variable name, secrets redacted, for the start-up log line. */
   describe(): Record<string, string>;
 }
 
@@ -22,19 +27,23 @@ export function loadConfig<S extends ConfigSpec>(
   spec: S,
   source: Record<string, string | undefined> = process.env,
 ): LoadedConfig<S> {
-  const values: Record<string, unknown> = {};
+  const config: Record<string, unknown> = {};
   const problems: string[] = [];
-  for (const [name, variable] of Object.entries(spec)) {
+  for (const [field, variable] of Object.entries(spec)) {
     try {
-      values[name] = variable.parse(source[name]);
+      config[field] = variable.parse(source[variable.env]);
     } catch (error) {
-      problems.push(`${name} ${(error as Error).message} (${variable.description})`);
+      problems.push(`${variable.env} ${(error as Error).message} (${variable.description})`);
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
-    values: values as ConfigValues<S>,
-    describe: () =>
-      Object.fromEntries(Object.entries(spec).map(([name, variable]) => [name, variable.display(values[name])])),
+    config: config as ConfigOf<S>,
+    describe: () => Object.fromEntries(Object.entries(spec).map(([field, variable]) => [variable.env, variable.display(config[field])])),
   };
+}
+
+/** The table by environment name: every variable a service reads, as operators and docs name them. */
+export function environmentOf(spec: ConfigSpec): Record<string, Variable<unknown>> {
+  return Object.fromEntries(Object.values(spec).map((variable) => [variable.env, variable]));
 }

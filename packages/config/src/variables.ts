@@ -1,8 +1,10 @@
 /**
- * Typed environment variables. Each variable knows how to parse its raw text, its default,
- * and whether its value is secret (and so must never be printed).
+ * Typed environment variables. Each variable knows its name in the environment, how to parse its
+ * raw text, its default, and whether its value is secret (and so must never be printed).
  */
 export interface Variable<T> {
+  /** Its name in the environment, as operators set it. */
+  readonly env: string;
   readonly description: string;
   /** Secret values are shown as "[redacted]" in the effective-configuration log. Default: false. */
   readonly secret: boolean;
@@ -12,7 +14,9 @@ export interface Variable<T> {
   display(value: T): string;
 }
 
-interface Common<T> {
+export interface Common<T> {
+  /** Its name in the environment. */
+  env: string;
   description: string;
   /** Used when the variable is unset or empty. Without it, the variable is required. */
   default?: T;
@@ -26,12 +30,17 @@ interface Common<T> {
   check?: (value: T) => void;
 }
 
-function variable<T>(
+/**
+ * A variable of its own kind: `parseSet` reads a set value, or throws an Error whose message says
+ * what is expected. The other kinds below are made with it.
+ */
+export function variable<T>(
   options: Common<T>,
   parseSet: (raw: string) => T,
   display: (value: T) => string = (value) => String(value),
 ): Variable<T> {
   return {
+    env: options.env,
     description: options.description,
     secret: options.secret ?? false,
     parse(raw) {
@@ -112,11 +121,14 @@ function checkedBase64Key(raw: string, bytes: number, hint: string | undefined):
 
 const listItems = (raw: string): string[] => raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
 
-/** A comma-separated list; empty items are dropped. */
-export function list(options: Common<string[]>): Variable<string[]> {
+/**
+ * A comma-separated list; empty items are dropped. `T` narrows the items' type where `check`
+ * makes sure of it. Default: any string.
+ */
+export function list<T extends string = string>(options: Common<T[]>): Variable<T[]> {
   return variable(
     options,
-    listItems,
+    (raw) => listItems(raw) as T[],
     (value) => value.join(','),
   );
 }
@@ -124,8 +136,12 @@ export function list(options: Common<string[]>): Variable<string[]> {
 /** URL parameter names whose values are credentials, kept out of the logged configuration. */
 const CREDENTIAL_PARAMETER = /pass|secret|token|key/i;
 
-/** A URL whose scheme is one of `protocols`. Its password, if any, is never displayed, nor credentials given as parameters. */
-export function url(options: Common<string> & { protocols: readonly string[] }): Variable<string> {
+/**
+ * A URL whose scheme is one of `protocols`. Its password, if any, is never displayed, nor
+ * credentials given as parameters. With `trimTrailingSlash`, a final "/" is dropped, so paths can
+ * be appended to it. Default: kept.
+ */
+export function url(options: Common<string> & { protocols: readonly string[]; trimTrailingSlash?: boolean }): Variable<string> {
   return variable(
     options,
     (raw) => {
@@ -139,7 +155,7 @@ export function url(options: Common<string> & { protocols: readonly string[] }):
       if (!options.protocols.includes(scheme)) {
         throw new Error(`must use ${options.protocols.join(' or ')}, got "${scheme}"`);
       }
-      return raw;
+      return options.trimTrailingSlash ? raw.replace(/\/$/, '') : raw;
     },
     (value) => {
       const parsed = new URL(value);
