@@ -122,6 +122,14 @@ export class AttemptMaker {
     return this.beyondShare.has(delivery) && slow;
   }
 
+  /**
+   * Whether a first attempt may skip `make` and wait the longest at once: its host is slow and has
+   * its share in flight. A crowd of endpoints at such a host then costs the worker little.
+   */
+  hostFullAndSlow(delivery: AttemptTarget): boolean {
+    return !this.stopped && this.options.fairShare?.share.isFullAndSlow(delivery.url) === true;
+  }
+
   /** Whether this endpoint's latest attempt here failed or took longer than `struggleAfterMs`. */
   isStruggling(endpointId: string): boolean {
     return this.endpoints.isStruggling(endpointId);

@@ -68,4 +68,14 @@ describe('FairShare, a slow host', () => {
     share.noteAnswer('https://slow.example/a', 20, false);
     expect(share.isSlow('https://slow.example/b')).toBe(true);
   });
+
+  it('is full only while slow and at its cap: then a first attempt may wait without being tried', () => {
+    const share = new FairShare({ concurrency: 64, perHost: 1 });
+    const place = taken(share.take('team-a', 'https://slow.example/a'));
+    expect(share.isFullAndSlow('https://slow.example/b')).toBe(false);
+    share.noteAnswer('https://slow.example/a', 1200, true);
+    expect(share.isFullAndSlow('https://slow.example/b')).toBe(true);
+    place();
+    expect(share.isFullAndSlow('https://slow.example/b')).toBe(false);
+  });
 });

@@ -102,6 +102,12 @@ export class FairShare {
     else if (this.slowHosts.size < 10_000) this.slowHosts.add(host);
   }
 
+  /** Whether this URL's host is slow and has its share in flight here: an attempt for it now would be refused. */
+  isFullAndSlow(url: string): boolean {
+    const host = hostOf(url);
+    return this.slowHosts.has(host) && (this.hosts.get(host) ?? 0) >= this.perHost;
+  }
+
   /** Whether this URL's host answered its latest attempt here slowly or not at all. */
   isSlow(url: string): boolean {
     return this.slowHosts.has(hostOf(url));

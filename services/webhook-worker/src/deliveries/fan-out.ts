@@ -130,6 +130,11 @@ export class FanOut {
         await turns[Math.floor(n / YIELD_EVERY)];
         if (delivery.attempts === 0 && delivery.status === 'pending') {
           attempted += 1;
+          if (attempts.hostFullAndSlow(delivery)) {
+            this.options.metrics.handedOff.inc();
+            waitingLongest.push(delivery.id);
+            return;
+          }
           if (await attempts.make(delivery, 1, { manual: false, redelivered, fromEvent: true })) return;
           this.options.metrics.handedOff.inc();
           // Past its tenant's share of a slow host: straight to the longest wait, not round the
