@@ -48,7 +48,7 @@ const env = {
   // one and two workers at 64, 3,005 and 2,571 at 8; latency at 500 events/s the same at both.
   PER_ENDPOINT_CONCURRENCY: '64',
   // The worker's own settings may be tried from the command line, e.g. DELIVERY_PREFETCH=128.
-  ...Object.fromEntries(['EVENT_PREFETCH', 'DELIVERY_PREFETCH', 'PER_ENDPOINT_CONCURRENCY', 'RECORD_GATHER_MS'].filter((name) => process.env[name]).map((name) => [name, process.env[name]])),
+  ...Object.fromEntries(['EVENT_PREFETCH', 'DELIVERY_PREFETCH', 'PER_ENDPOINT_CONCURRENCY', 'PER_HOST_CONCURRENCY', 'PER_TEAM_CONCURRENCY', 'TEAM_DELIVERY_RATE', 'RECORD_GATHER_MS'].filter((name) => process.env[name]).map((name) => [name, process.env[name]])),
 };
 
 // The receiver, a process of its own: answers 204 at once and notes when each delivery arrived.

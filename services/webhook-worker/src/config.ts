@@ -124,8 +124,8 @@ export const workerVariables = {
   }),
   teamDeliveryRate: integer({
     env: 'TEAM_DELIVERY_RATE',
-    description: 'attempts one team may start a second in one worker; the rest wait in a throttle queue, none dropped',
-    default: 2000,
+    description: 'attempts one team may start a second in one worker; the rest wait, briefly in the worker or in a throttle queue, none dropped',
+    default: 4000,
     min: 1,
   }),
   perEndpointConcurrency: integer({ env: 'PER_ENDPOINT_CONCURRENCY', description: 'requests one endpoint may have in flight at once from one worker (more wait briefly in line, or go round a throttle queue)', default: 8, min: 1, max: 1000 }),

@@ -96,6 +96,7 @@ export class AttemptMaker {
    */
   stop(): void {
     this.endpoints.stop();
+    this.options.fairShare?.share.stop();
   }
 
   /** Whether stop() was called: an attempt turned away now is not for want of a slot. */
@@ -159,8 +160,9 @@ export class AttemptMaker {
     const admission = this.endpoints.admit(delivery.endpointId, fromEvent);
     if (admission === 'elsewhere') return false;
     if (admission === 'wait' && !(await this.endpoints.waitForSlot(delivery.endpointId))) return false;
-    // Its tenant's share of the worker, by host and team: past it, the attempt goes round a throttle queue.
-    const place = teamId === undefined ? undefined : this.options.fairShare!.share.take(teamId, delivery.url);
+    // Its tenant's share of the worker, by host and team: past it, the attempt waits briefly, or
+    // goes round a throttle queue.
+    const place = teamId === undefined ? undefined : await this.options.fairShare!.share.acquire(teamId, delivery.url);
     if (typeof place === 'string') {
       this.endpoints.release(delivery.endpointId, countedStruggling);
       this.beyondShare.add(delivery);

@@ -79,3 +79,52 @@ describe('FairShare, a slow host', () => {
     expect(share.isFullAndSlow('https://slow.example/b')).toBe(false);
   });
 });
+
+describe('FairShare, waiting for a place', () => {
+  it("lets an attempt past its fast host's cap wait, and gives it the first place given back", async () => {
+    const share = new FairShare({ concurrency: 64, perHost: 1, shortWaitMs: 60_000 });
+    const first = taken(share.take('team-a', 'https://fast.example/a'));
+    const waiting = share.acquire('team-b', 'https://fast.example/b');
+    first();
+    const second = taken(await waiting);
+    expect(share.take('team-c', 'https://fast.example/c')).toBe('host');
+    second();
+    taken(share.take('team-c', 'https://fast.example/c'));
+  });
+
+  it('sends the attempt round a throttle queue once the short wait is over, counted then', async () => {
+    const registry = new Registry();
+    const share = new FairShare({ concurrency: 64, perHost: 1, shortWaitMs: 20, registry });
+    taken(share.take('team-a', 'https://fast.example/a'));
+    await expect(share.acquire('team-b', 'https://fast.example/b')).resolves.toBe('host');
+    expect(await registry.metrics()).toContain('feedback_webhook_fair_share_refusals_total{reason="host"} 1');
+  });
+
+  it("never waits on a slow host, and turns away the waiters of a host that turns slow", async () => {
+    const share = new FairShare({ concurrency: 64, perHost: 1, shortWaitMs: 60_000 });
+    taken(share.take('team-a', 'https://fast.example/a'));
+    const waiting = share.acquire('team-b', 'https://fast.example/b');
+    share.noteAnswer('https://fast.example/a', 1500, true);
+    await expect(waiting).resolves.toBe('host');
+    await expect(share.acquire('team-b', 'https://fast.example/b')).resolves.toBe('host');
+  });
+
+  it("gives a waiter whose host is free its place though an earlier waiter's host is still full", async () => {
+    const share = new FairShare({ concurrency: 64, perHost: 1, shortWaitMs: 60_000 });
+    taken(share.take('team-a', 'https://one.example/a'));
+    const other = taken(share.take('team-a', 'https://two.example/a'));
+    const first = share.acquire('team-b', 'https://one.example/b');
+    const second = share.acquire('team-b', 'https://two.example/b');
+    other();
+    taken(await second);
+    share.stop();
+    await expect(first).resolves.toBe('host');
+  });
+
+  it("lets an attempt past its team's rate wait for the team's next token", async () => {
+    const share = new FairShare({ concurrency: 1000, perHost: 1000, perTeam: 1000, teamRatePerSecond: 50, shortWaitMs: 60_000 });
+    for (let n = 0; n < 50; n += 1) taken(share.take('team', `https://h${n}.example/`))();
+    expect(share.take('team', 'https://h.example/')).toBe('rate');
+    taken(await share.acquire('team', 'https://h.example/'));
+  });
+});

@@ -14,6 +14,11 @@ export interface FairShareOptions {
   perTeam?: number;
   /** Attempts one team may start a second in this worker; the rest wait in a throttle queue. Default: 2000. */
   teamRatePerSecond?: number;
+  /**
+   * How long an attempt refused here may wait in this worker for a place, when its host answers
+   * well, before it goes round a throttle queue instead. Default: 250.
+   */
+  shortWaitMs?: number;
   /** Where refusals are counted, by reason. */
   registry?: Registry;
   /** Milliseconds, for the rate. Default: performance.now. */
@@ -28,6 +33,17 @@ interface Bucket {
   at: number;
 }
 
+/** A place given back when its attempt's request is over. */
+export type FairSharePlace = () => void;
+
+/** An attempt waiting here for a place, first come first served among those it may take. */
+interface Waiter {
+  teamId: string;
+  host: string;
+  resolve: (place: FairSharePlace | FairShareRefusal) => void;
+  timer: NodeJS.Timeout;
+}
+
 /**
  * Keeps one tenant from taking a worker from the others. An attempt may start only while:
  * - its destination host has fewer than `perHost` attempts in flight here, from every team
@@ -37,8 +53,9 @@ interface Bucket {
  *   with attempts in flight, at most `perTeam`, so that a team's thousand endpoints at a thousand
  *   hosts leave room for the others;
  * - its team has started fewer than `teamRatePerSecond` attempts this second.
- * An attempt refused here is not dropped: its caller sends it round a throttle queue, as for an
- * endpoint without a free slot, and it comes back.
+ * An attempt refused while its host answers well waits here briefly (`waitForPlace`): a burst to a
+ * fast receiver goes at the receiver's pace. One refused for a slow host, or still refused after
+ * the short wait, is not dropped: its caller sends it round a throttle queue, and it comes back.
  */
 export class FairShare {
   private readonly hosts = new Map<string, number>();
@@ -49,13 +66,25 @@ export class FairShare {
   private readonly perHost: number;
   private readonly perTeam: number;
   private readonly rate: number;
+  private readonly shortWaitMs: number;
   private readonly now: () => number;
+  private readonly waiters: Waiter[] = [];
+  /**
+   * Attempts that may wait here at once: four times the worker's slots, so that a burst's attempts
+   * admitted by their endpoints' slots wait for their host here rather than go round the broker.
+   */
+  private readonly maxWaiters: number;
+  /** Set while a waiter waits for its team's tokens: the time they come back is the only event. */
+  private rateTimer: NodeJS.Timeout | undefined;
+  private stopping = false;
   private readonly refusals: Counter<'reason'> | undefined;
 
   constructor(private readonly options: FairShareOptions) {
     this.perHost = options.perHost ?? 16;
     this.perTeam = options.perTeam ?? Math.max(1, Math.floor(options.concurrency / 2));
-    this.rate = options.teamRatePerSecond ?? 2000;
+    this.rate = options.teamRatePerSecond ?? 4000;
+    this.shortWaitMs = options.shortWaitMs ?? 250;
+    this.maxWaiters = 4 * options.concurrency;
     this.now = options.now ?? (() => performance.now());
     this.refusals =
       options.registry &&
@@ -77,13 +106,54 @@ export class FairShare {
    * Takes a place for an attempt of `teamId` to `url`, counted at once: answers the function that
    * gives it back when the attempt's request is over, or why it may not start now.
    */
-  take(teamId: string, url: string): (() => void) | FairShareRefusal {
+  take(teamId: string, url: string): FairSharePlace | FairShareRefusal {
     const host = hostOf(url);
     const refusal = this.refusalFor(teamId, host);
-    if (refusal) {
-      this.refusals?.inc({ reason: refusal });
-      return refusal;
+    return refusal ? this.refused(refusal) : this.placeFor(teamId, host);
+  }
+
+  /**
+   * As `take`, but an attempt refused while its host answers well waits here for a place, at most
+   * `shortWaitMs`. A slow host's attempt, one past the most waiters, and one still
+   * refused at the end of the wait get the refusal, and go round a throttle queue.
+   */
+  acquire(teamId: string, url: string): Promise<FairSharePlace | FairShareRefusal> {
+    const host = hostOf(url);
+    const refusal = this.refusalFor(teamId, host);
+    if (!refusal) return Promise.resolve(this.placeFor(teamId, host));
+    if (this.stopping || this.slowHosts.has(host) || this.waiters.length >= this.maxWaiters) return Promise.resolve(this.refused(refusal));
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        teamId,
+        host,
+        resolve,
+        timer: setTimeout(() => {
+          this.removeWaiter(waiter);
+          const last = this.refusalFor(teamId, host);
+          resolve(last ? this.refused(last) : this.placeFor(teamId, host));
+        }, this.shortWaitMs),
+      };
+      this.waiters.push(waiter);
+      if (refusal === 'rate') this.retryWhenTokensReturn();
+    });
+  }
+
+  /** For shutdown: every attempt waiting here for a place goes round a throttle queue now. */
+  stop(): void {
+    this.stopping = true;
+    for (const waiter of this.waiters.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(this.refused('host'));
     }
+  }
+
+  private refused(refusal: FairShareRefusal): FairShareRefusal {
+    this.refusals?.inc({ reason: refusal });
+    return refusal;
+  }
+
+  /** Counts an attempt in flight for its host and team; answers the function that gives it back. */
+  private placeFor(teamId: string, host: string): FairSharePlace {
     this.hosts.set(host, (this.hosts.get(host) ?? 0) + 1);
     this.teams.set(teamId, (this.teams.get(teamId) ?? 0) + 1);
     let given = false;
@@ -92,14 +162,60 @@ export class FairShare {
       given = true;
       decrement(this.hosts, host);
       decrement(this.teams, teamId);
+      this.grantWaiters();
     };
+  }
+
+  /** Gives places to the waiters that may take one now, oldest first; the others keep waiting. */
+  private grantWaiters(): void {
+    if (this.waiters.length === 0) return;
+    let blockedByRate = false;
+    for (let n = 0; n < this.waiters.length; ) {
+      const waiter = this.waiters[n]!;
+      const refusal = this.refusalFor(waiter.teamId, waiter.host);
+      if (refusal) {
+        blockedByRate ||= refusal === 'rate';
+        n += 1;
+        continue;
+      }
+      this.waiters.splice(n, 1);
+      clearTimeout(waiter.timer);
+      waiter.resolve(this.placeFor(waiter.teamId, waiter.host));
+    }
+    if (blockedByRate) this.retryWhenTokensReturn();
+  }
+
+  /** Tries the waiters again once a team's next token is due: no place coming back says so. */
+  private retryWhenTokensReturn(): void {
+    if (this.rateTimer) return;
+    this.rateTimer = setTimeout(() => {
+      this.rateTimer = undefined;
+      this.grantWaiters();
+    }, Math.max(1, Math.ceil(1000 / this.rate)));
+  }
+
+  private removeWaiter(waiter: Waiter): void {
+    const at = this.waiters.indexOf(waiter);
+    if (at >= 0) this.waiters.splice(at, 1);
   }
 
   /** Notes how a host answered: failed, or slower than a second, marks it slow until it answers well. */
   noteAnswer(url: string, durationMs: number, delivered: boolean): void {
     const host = hostOf(url);
     if (delivered && durationMs <= 1000) this.slowHosts.delete(host);
-    else if (this.slowHosts.size < 10_000) this.slowHosts.add(host);
+    else if (this.slowHosts.size < 10_000) {
+      this.slowHosts.add(host);
+      this.turnAwayWaitersFor(host);
+    }
+  }
+
+  /** A host turned slow: its attempts waiting here go round a throttle queue rather than wait on it. */
+  private turnAwayWaitersFor(host: string): void {
+    for (const waiter of this.waiters.filter((candidate) => candidate.host === host)) {
+      this.removeWaiter(waiter);
+      clearTimeout(waiter.timer);
+      waiter.resolve(this.refused('host'));
+    }
   }
 
   /** Whether this URL's host is slow and has its share in flight here: an attempt for it now would be refused. */
@@ -113,6 +229,7 @@ export class FairShare {
     return this.slowHosts.has(hostOf(url));
   }
 
+  /** Why an attempt may not start now; undefined when it may, its team's token then spent. */
   private refusalFor(teamId: string, host: string): FairShareRefusal | undefined {
     if ((this.hosts.get(host) ?? 0) >= this.perHost) return 'host';
     if ((this.teams.get(teamId) ?? 0) >= this.shareOf(teamId)) return 'team';
