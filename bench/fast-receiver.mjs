@@ -1,5 +1,5 @@
 // The benchmark's HTTPS receiver, in a process of its own so that its event loop measures arrivals
-// without waiting on the api's. It answers 204 at once, notes each delivery's event-to-arrival
+// without waiting on the api's. It answers 204 at once (or after BENCH_RECEIVER_DELAY_MS), notes each delivery's event-to-arrival
 // latency, and answers its parent's questions over IPC.
 //
 // It shares the machine's two cores with the system it measures, so it is as cheap as a correct
@@ -13,6 +13,9 @@ import { once } from 'node:events';
 import { createServer } from 'node:tls';
 
 const { tls } = JSON.parse(process.env.BENCH_RECEIVER_TLS);
+// A receiver that takes this long per answer (BENCH_RECEIVER_DELAY_MS): each answer is written
+// that long after its request arrived, in order, so a connection's answers keep their order.
+const delayMs = Number(process.env.BENCH_RECEIVER_DELAY_MS ?? 0);
 const latencies = new Map(); // delivery id -> ms from the event's created_at to arrival
 const arrivals = new Map(); // delivery id -> ms from the last reset to arrival
 let resetAt = Date.now();
@@ -51,13 +54,15 @@ const receiver = createServer(tls, (socket) => {
   socket.on('data', (chunk) => {
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
     let answers = 0;
+    const send = (write) => (delayMs > 0 ? setTimeout(write, delayMs) : write());
     const answer = () => {
-      if (answers === 1) socket.write(NO_CONTENT);
-      else if (answers > 1) socket.write(Buffer.concat(Array.from({ length: answers }, () => NO_CONTENT)));
+      if (answers === 0) return;
+      const bytes = answers === 1 ? NO_CONTENT : Buffer.concat(Array.from({ length: answers }, () => NO_CONTENT));
+      send(() => socket.write(bytes));
     };
     const refuse = () => {
       answer();
-      socket.end(BAD_REQUEST);
+      send(() => socket.end(BAD_REQUEST));
     };
     for (;;) {
       const headerEnd = pending.indexOf(HEADER_END);
