@@ -9,3 +9,5 @@ export type { StatementRunner } from './delete-in-batches.js';
 export { isDatabaseUnavailable, isTransactionConflict, postgresErrorCode, retryOnConflict } from './conflicts.js';
 export { decodeKeysetCursor, encodeKeysetCursor } from './keyset-cursor.js';
 export type { KeysetPosition } from './keyset-cursor.js';
+export { statementBatches } from './statement-batches.js';
+export type { StatementBatchOptions, StatementBatches } from './statement-batches.js';

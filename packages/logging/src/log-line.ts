@@ -4,6 +4,20 @@ import { redactField } from './redact.js';
 
 type Field = string | number | boolean | null;
 
+/** The keys of a line in the order winston's JSON writes them (sorted), kept per set of keys. */
+const orders = new Map<string, string[]>();
+
+function orderOf(keys: string[]): string[] {
+  const signature = keys.join(',');
+  let order = orders.get(signature);
+  if (order === undefined) {
+    order = [...keys].sort();
+    // Lines come in a few shapes; anything past that is sorted each time.
+    if (orders.size < 100) orders.set(signature, order);
+  }
+  return order;
+}
+
 /**
  * Logs one line of flat fields, as `logger.log(level, message, fields)` writes it: the logger's
  * default fields (its service), these, level, message and time, each redacted, keys in order.
@@ -19,7 +33,8 @@ export function logLine(logger: Logger, level: string, message: string, fields: 
     return;
   }
   const entry: Record<string, unknown> = { ...(logger.defaultMeta as Record<string, unknown> | undefined), ...fields, level, message, timestamp: new Date().toISOString() };
-  const keys = Object.keys(entry).sort();
-  for (const key of keys) if (key !== 'level') entry[key] = redactField(key, entry[key]);
-  transport.writeLine(JSON.stringify(entry, keys));
+  // Filled in key order, so that JSON.stringify writes them so without a replacer.
+  const line: Record<string, unknown> = {};
+  for (const key of orderOf(Object.keys(entry))) line[key] = key === 'level' ? entry[key] : redactField(key, entry[key]);
+  transport.writeLine(JSON.stringify(line));
 }

@@ -37,9 +37,21 @@ export function redactValue(value: unknown, depth = 0): unknown {
   return redact(value, depth, false);
 }
 
+/** Whether a field's name says it holds a secret, kept per name: log lines use a few names again and again. */
+const secretFields = new Map<string, boolean>();
+
+function isSecretField(key: string): boolean {
+  let secret = secretFields.get(key);
+  if (secret === undefined) {
+    secret = SECRET_FIELD.test(key);
+    if (secretFields.size < 1000) secretFields.set(key, secret);
+  }
+  return secret;
+}
+
 /** A field's value as redactValue leaves it in an object that holds it under `key`. */
 export function redactField(key: string, value: unknown): unknown {
-  return SECRET_FIELD.test(key) && value !== null && value !== undefined ? REDACTED : redact(value, 1, false);
+  return isSecretField(key) && value !== null && value !== undefined ? REDACTED : redact(value, 1, false);
 }
 
 /** Fields of a database error that quote row values (pg's, as Prisma's adapter passes them on). */

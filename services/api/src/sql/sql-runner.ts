@@ -17,11 +17,14 @@ export interface Statement {
  */
 export interface SqlRunner {
   rows<R>(statement: Statement, values: readonly unknown[]): Promise<R[]>;
+  /** Whether each statement is its own transaction, so that one may carry several requests' writes. */
+  readonly gathers: boolean;
 }
 
 /** Each statement on a pooled connection of its own, committed on its own. */
 export function poolRunner(pool: pg.Pool): SqlRunner {
   return {
+    gathers: true,
     async rows<R>(statement: Statement, values: readonly unknown[]) {
       const result = await pool.query({ name: statement.name, text: statement.text, values: values as unknown[] });
       return result.rows as R[];
@@ -32,6 +35,7 @@ export function poolRunner(pool: pg.Pool): SqlRunner {
 /** Each statement inside the caller's Prisma transaction. */
 export function transactionRunner(tx: Prisma.TransactionClient): SqlRunner {
   return {
+    gathers: false,
     rows: <R>(statement: Statement, values: readonly unknown[]) => tx.$queryRawUnsafe<R[]>(statement.text, ...values),
   };
 }

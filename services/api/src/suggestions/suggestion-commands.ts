@@ -5,8 +5,9 @@ import { eventToWrite, writeEvent } from '../outbox/write-event.js';
 import { senderOf } from '../product/actor.js';
 import type { Actor, AppRef } from '../product/actor.js';
 import { SUGGESTION_TRANSITIONS, assertTransition } from '../product/status-transitions.js';
-import { runnerOf, isoTime } from '../sql/sql-runner.js';
-import type { SqlRunner, Statement } from '../sql/sql-runner.js';
+import { runnerOf } from '../sql/sql-runner.js';
+import type { SqlRunner } from '../sql/sql-runner.js';
+import { createSuggestionRow } from './create-suggestions.js';
 import { suggestionView } from './suggestion-view.js';
 import type { SuggestionView } from './suggestion-view.js';
 
@@ -15,33 +16,16 @@ type Tx = Prisma.TransactionClient;
 /** Every change here records its event in the same transaction (the caller's). */
 
 /**
- * The suggestion and its event in one statement, so in one transaction even on its own: the
- * event is built and checked here first, and PostgreSQL writes the row's id and times into it.
- * A suggestion is created with its status and comment count given, so only those three differ.
+ * A suggestion from an end user: they are both its author and the event's sender. The event is
+ * built and checked here, with placeholders where PostgreSQL fills in the row's id and times
+ * (`create-suggestions.ts`), so that it is checked whole.
  */
-const CREATE_SUGGESTION: Statement = {
-  name: 'create-suggestion',
-  text: `WITH suggestion AS (
-    INSERT INTO api.suggestions (app_id, title, body, status, author_external_id, author_name, comment_count)
-    VALUES ($1::int, $2::text, $3::text, 'open', $4::text, $5::text, 0)
-    RETURNING id, ${isoTime('created_at')} AS created_at, ${isoTime('updated_at')} AS updated_at
-  ), event AS (
-    INSERT INTO api.outbox_events (event_id, event_type, payload)
-    SELECT $6::uuid, 'suggestion.created', jsonb_set($7::jsonb || jsonb_build_object('created_at', s.created_at), '{data,suggestion}',
-             ($7::jsonb #> '{data,suggestion}') || jsonb_build_object('id', s.id, 'created_at', s.created_at, 'updated_at', s.updated_at))
-    FROM suggestion s
-  )
-  SELECT id, created_at, updated_at FROM suggestion`,
-};
-
-/** A suggestion from an end user: they are both its author and the event's sender. */
 export async function createSuggestion(
   where: SqlRunner | Tx,
   app: AppRef,
   input: { title: string; body?: string | null; author: { external_id: string; name?: string | null } },
 ): Promise<SuggestionView> {
   const author = { external_id: input.author.external_id, name: input.author.name ?? null };
-  // What PostgreSQL fills in, given here in the shape it will have so that the event is checked whole.
   const placeholder = { id: 1, created_at: new Date().toISOString() };
   const view: SuggestionView = {
     id: placeholder.id,
@@ -58,16 +42,16 @@ export async function createSuggestion(
     app,
     data: { suggestion: view, author, sender: senderOf({ type: 'app_user', externalId: author.external_id, name: author.name }) },
   });
-  const [row] = await runnerOf(where).rows<{ id: number; created_at: string; updated_at: string }>(CREATE_SUGGESTION, [
-    app.id,
-    view.title,
-    view.body,
-    author.external_id,
-    author.name,
-    event.id,
-    JSON.stringify(event),
-  ]);
-  return { ...view, id: row!.id, created_at: row!.created_at, updated_at: row!.updated_at };
+  const created = await createSuggestionRow(runnerOf(where), {
+    appId: app.id,
+    title: view.title,
+    body: view.body,
+    authorExternalId: author.external_id,
+    authorName: author.name,
+    eventId: event.id,
+    payload: JSON.stringify(event),
+  });
+  return { ...view, ...created };
 }
 
 async function lockSuggestion(tx: Tx, appId: number, suggestionId: number) {

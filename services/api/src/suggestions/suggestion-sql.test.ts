@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { domainEventContract } from '@feedback/contracts';
 import { createLogger } from '@feedback/logging';
@@ -9,7 +10,9 @@ import { connectApiDatabase, migrateApiDatabase } from '../database.js';
 import type { PrismaClient } from '../database.js';
 import { parseListQuery } from '../pagination/list-query.js';
 import { poolRunner } from '../sql/sql-runner.js';
+import type { SqlRunner } from '../sql/sql-runner.js';
 import { listSuggestions } from './list-suggestions.js';
+import { createSuggestionRow } from './create-suggestions.js';
 import { createSuggestion } from './suggestion-commands.js';
 import { suggestionView } from './suggestion-view.js';
 
@@ -93,5 +96,38 @@ describe('suggestions as plain SQL', () => {
       } while (cursor);
       expect(seen).toEqual(expected.map((row) => JSON.stringify(suggestionView(row))));
     }
+  });
+
+  it('gathers creates made at once into fewer statements, each suggestion with its own event, and fails only the create that breaks its statement', async () => {
+    let statements = 0;
+    const pooled = poolRunner(pool);
+    const counting: SqlRunner = { gathers: true, rows: (statement, values) => ((statements += 1), pooled.rows(statement, values)) };
+    const row = (n: number, eventId = randomUUID()) => ({
+      appId: 9,
+      title: `Gathered ${n}`,
+      body: null,
+      authorExternalId: `user-${n}`,
+      authorName: null,
+      eventId,
+      payload: JSON.stringify({ id: eventId, event: 'suggestion.created', app: { id: 9, public_key: 'pk_live_gathered' }, data: { suggestion: { title: `Gathered ${n}` } } }),
+    });
+    // Made in one turn of the event loop: one statement.
+    const together = Array.from({ length: 12 }, (_, n) => row(n));
+    const answers = await Promise.all(together.map((each) => createSuggestionRow(counting, each)));
+    expect(statements).toBe(1);
+    expect(new Set(answers.map((answer) => answer.id)).size).toBe(12);
+    for (const [n, answer] of answers.entries()) {
+      const event = await prisma.outboxEvent.findUniqueOrThrow({ where: { eventId: together[n]!.eventId } });
+      expect(event.payload).toMatchObject({ created_at: answer.created_at, data: { suggestion: { id: answer.id, title: `Gathered ${n}`, created_at: answer.created_at } } });
+      expect(await prisma.suggestion.findUniqueOrThrow({ where: { id: answer.id } })).toMatchObject({ title: `Gathered ${n}` });
+    }
+
+    // The same event id twice: the statement carrying both fails, and each of its creates is tried alone.
+    const rows = Array.from({ length: 6 }, (_, n) => row(20 + n));
+    rows[4] = row(24, rows[3]!.eventId);
+    const outcomes = await Promise.allSettled(rows.map((each) => createSuggestionRow(counting, each)));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(rows.map((_, n) => (n === 4 ? 'rejected' : 'fulfilled')));
+    const titles = (await prisma.suggestion.findMany({ where: { appId: 9, title: { in: rows.map((each) => each.title) } } })).map((suggestion) => suggestion.title);
+    expect(titles.sort()).toEqual(rows.filter((_, n) => n !== 4).map((each) => each.title).sort());
   });
 });

@@ -4,7 +4,7 @@ import { ERASED_PAYLOAD_JSON, isErasedPayloadSql } from './erased-payload.js';
 import type { ErasureHashKey } from './erased-users.js';
 import { ATTEMPT_TARGET_COLUMNS, DELIVERY_NOW_COLUMNS, attemptTargetOf, automaticAttemptDueSql, deliveryNowOf } from './attempt-target.js';
 import type { AttemptTarget, DeliveryNow } from './attempt-target.js';
-import { statementBatches } from './statement-batches.js';
+import { statementBatches } from '@feedback/database';
 
 /** One attempt made, and the delivery's state after it. */
 export interface AttemptOutcome {

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { Counter } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { noteMostRecent } from './recent-notes.js';
-import { statementBatches } from './statement-batches.js';
+import { statementBatches } from '@feedback/database';
 import { LISTEN_URL_PREFIX } from '../outbound/listen-relay.js';
 
 export interface FairShareOptions {

@@ -12,7 +12,7 @@ import { ATTEMPT_TARGET_COLUMNS, attemptTargetOf } from './attempt-target.js';
 import type { AttemptTarget } from './attempt-target.js';
 import { handOff } from './deliver.js';
 import type { ErasureHashKey } from './erased-users.js';
-import { statementBatches } from './statement-batches.js';
+import { statementBatches } from '@feedback/database';
 
 /** Deliveries of one event started before the worker turns to other work for a moment. */
 const YIELD_EVERY = 32;

@@ -12,16 +12,19 @@ export interface StatementBatchOptions {
   gatherMs?: number;
 }
 
+/** Requests gathered into statements: `load(key)` answers that key's value. */
+export type StatementBatches<K, V> = DataLoader<K, V>;
+
 /**
  * Requests for one kind of statement (fan-out, load, record), grouped the way a database groups
  * commits: while fewer than `concurrency` such statements run, a request goes at the next turn
- * of the event loop with whatever arrived in the same turn, so a quiet worker adds no waiting;
+ * of the event loop with whatever arrived in the same turn, so a quiet service adds no waiting;
  * while they all run, new requests gather and go as one statement when one of them finishes, so
- * a busy worker sends fewer, larger statements instead of queueing many small ones.
+ * a busy one sends fewer, larger statements instead of queueing many small ones.
  *
- * `run` answers one value per key, in order (DataLoader's contract).
+ * `run` answers one value per key, in order (DataLoader's contract), or an Error for a key that failed alone.
  */
-export function statementBatches<K, V>(run: (keys: readonly K[]) => Promise<V[]>, options: StatementBatchOptions): DataLoader<K, V> {
+export function statementBatches<K, V>(run: (keys: readonly K[]) => Promise<Array<V | Error>>, options: StatementBatchOptions): StatementBatches<K, V> {
   const concurrency = options.concurrency ?? 2;
   let slotsTaken = 0;
   const waiting: Array<() => void> = [];
