@@ -110,7 +110,7 @@ export const workerVariables = {
   rpcTimeoutMs: integer({ env: 'RPC_TIMEOUT_MS', description: "time limit of a call to the authority (its public keys, which verify endpoint commands' grants)", default: 3000, min: 50 }),
   perHostConcurrency: integer({
     env: 'PER_HOST_CONCURRENCY',
-    description: 'requests one destination host may have in flight at once from one worker, from every team together (more go round a throttle queue)',
+    description: 'requests one destination host may have in flight at once from one worker, from every team together (more wait briefly in the worker, or go round a throttle queue)',
     default: 16,
     min: 1,
     max: 1000,
