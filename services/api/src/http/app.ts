@@ -63,8 +63,6 @@ const jsonOnly: RequestHandler = (_request, response, next) => {
 export function buildApp(options: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
-  // Every answer is no-store: an ETag would be a hash of each body for no cache to use.
-  app.set('etag', false);
   app.use(jsonOnly);
   app.set('trust proxy', options.trustProxy);
   app.use(requestContext(options.logger));
