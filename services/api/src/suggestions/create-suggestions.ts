@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable, isTransactionConflict, statementBatches } from '@feedback/database';
+import { isDatabaseUnavailable, isTransactionConflict, postgresErrorCode, statementBatches } from '@feedback/database';
 import type { StatementBatches } from '@feedback/database';
 import { isoTime } from '../sql/sql-runner.js';
 import type { SqlRunner, Statement } from '../sql/sql-runner.js';
@@ -60,6 +60,16 @@ function rowsDocument(rows: readonly SuggestionRow[]): string {
   return `[${items.join(',')}]`;
 }
 
+/**
+ * A failure of the database rather than of a create's data: lost or unreachable, a conflict, a
+ * statement cancelled or out of time (57014), or out of resources (class 53). Trying the creates
+ * again one by one would only add load, or wait for each in turn.
+ */
+function isDatabaseFailure(error: unknown): boolean {
+  const code = postgresErrorCode(error) ?? '';
+  return isDatabaseUnavailable(error) || isTransactionConflict(error) || code === '57014' || code.startsWith('53');
+}
+
 async function createRows(sql: SqlRunner, rows: readonly SuggestionRow[]): Promise<CreatedSuggestion[]> {
   const created = await sql.rows<CreatedSuggestion & { n: number }>(CREATE_SUGGESTIONS, [rowsDocument(rows)]);
   const byPosition = new Map(created.map(({ n, ...row }) => [n, row]));
@@ -87,10 +97,27 @@ function gatheredOn(sql: SqlRunner): StatementBatches<SuggestionRow, CreatedSugg
         } catch (error) {
           // The database lost, or a conflict: the statement may even have committed, its answer
           // lost with the connection. Every create is told to retry (503), as a create alone would be.
-          if (isDatabaseUnavailable(error) || isTransactionConflict(error)) throw error;
+          if (isDatabaseFailure(error)) throw error;
           // One after the other, in the order they came: of two creates that clash, the first wins.
+          // Once the database itself fails them (gone, overloaded, out of time), the rest get that
+          // error at once rather than wait for it one by one.
           const alone: Array<CreatedSuggestion | Error> = [];
-          for (const row of rows) alone.push(await createRows(sql, [row]).then(([created]) => created!, (failed: Error) => failed));
+          let databaseFailure: Error | undefined;
+          for (const row of rows) {
+            if (databaseFailure) {
+              alone.push(databaseFailure);
+              continue;
+            }
+            alone.push(
+              await createRows(sql, [row]).then(
+                ([created]) => created!,
+                (failed: Error) => {
+                  if (isDatabaseFailure(failed)) databaseFailure = failed;
+                  return failed;
+                },
+              ),
+            );
+          }
           return alone;
         }
       },

@@ -162,12 +162,13 @@ export class AttemptMaker {
     if (admission === 'wait' && !(await this.endpoints.waitForSlot(delivery.endpointId))) return false;
     // Its tenant's share of the worker, by host and team: past it, the attempt waits briefly, or
     // goes round a throttle queue.
-    const place = teamId === undefined ? undefined : await this.options.fairShare!.share.acquire(teamId, delivery.url);
-    if (typeof place === 'string') {
+    const acquired = teamId === undefined ? undefined : await this.options.fairShare!.share.acquire(teamId, delivery.url);
+    if (acquired && 'refused' in acquired) {
       this.endpoints.release(delivery.endpointId, countedStruggling);
       this.beyondShare.add(delivery);
       return false;
     }
+    const place = acquired?.place;
     // Fields every line of this attempt carries; a plain object, not a child logger, which would
     // cost more than the attempt's own bookkeeping when the level drops the line anyway.
     const about = { deliveryId: delivery.id, endpointId: delivery.endpointId, attempt: number };
@@ -182,10 +183,10 @@ export class AttemptMaker {
     };
     try {
       // A slot free now is taken at once (p-limit starts it before returning), so the delivery
-      // and its endpoint were read just before; an attempt that waits for one reads them again
-      // when its turn comes, so that a rotation, a new URL, a deletion or an erasure meanwhile
+      // and its endpoint were read just before; an attempt that waited (for its endpoint, its
+      // share or the worker) reads them again when its turn comes, so that a rotation, a new URL, a deletion or an erasure meanwhile
       // holds for it too. Either way, one that names an erased user is withheld, never sent.
-      const waits = admission === 'wait' || this.limit.activeCount >= this.limit.concurrency;
+      const waits = admission === 'wait' || acquired?.waited === true || this.limit.activeCount >= this.limit.concurrency;
       const made = await this.limit(async () => {
         if (this.endpoints.stopped) return 'stopping' as const;
         const current = waits ? await store.now(delivery.id) : delivery;

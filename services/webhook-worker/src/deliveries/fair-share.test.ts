@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import { FairShare, hostOf } from './fair-share.js';
+import type { Acquired } from './fair-share.js';
 
 const taken = (place: (() => void) | string): (() => void) => {
   if (typeof place === 'string') throw new Error(`refused: ${place}`);
@@ -80,24 +81,39 @@ describe('FairShare, a slow host', () => {
   });
 });
 
+const placed = (acquired: Acquired): (() => void) => {
+  if ('refused' in acquired) throw new Error(`refused: ${acquired.refused}`);
+  expect(acquired.waited).toBe(true);
+  return acquired.place;
+};
+
 describe('FairShare, waiting for a place', () => {
   it("lets an attempt past its fast host's cap wait, and gives it the first place given back", async () => {
     const share = new FairShare({ concurrency: 64, perHost: 1, shortWaitMs: 60_000 });
+    share.noteAnswer('https://fast.example/a', 5, true);
     const first = taken(share.take('team-a', 'https://fast.example/a'));
     const waiting = share.acquire('team-b', 'https://fast.example/b');
     first();
-    const second = taken(await waiting);
+    const second = placed(await waiting);
     expect(share.take('team-c', 'https://fast.example/c')).toBe('host');
     second();
     taken(share.take('team-c', 'https://fast.example/c'));
+  });
+
+  it('says an attempt with a place at once did not wait', async () => {
+    const share = new FairShare({ concurrency: 64 });
+    const acquired = await share.acquire('team-a', 'https://fast.example/a');
+    expect('place' in acquired && acquired.waited).toBe(false);
   });
 
   it('sends the attempt round a throttle queue once the short wait is over, counted then', async () => {
     const registry = new Registry();
     const share = new FairShare({ concurrency: 64, perHost: 1, shortWaitMs: 20, registry });
     taken(share.take('team-a', 'https://fast.example/a'));
-    await expect(share.acquire('team-b', 'https://fast.example/b')).resolves.toBe('host');
-    expect(await registry.metrics()).toContain('feedback_webhook_fair_share_refusals_total{reason="host"} 1');
+    await expect(share.acquire('team-b', 'https://fast.example/b')).resolves.toEqual({ refused: 'host' });
+    const metrics = await registry.metrics();
+    expect(metrics).toContain('feedback_webhook_fair_share_refusals_total{reason="host"} 1');
+    expect(metrics).toContain('feedback_webhook_fair_share_waits_total{outcome="refused"} 1');
   });
 
   it("never waits on a slow host, and turns away the waiters of a host that turns slow", async () => {
@@ -105,8 +121,35 @@ describe('FairShare, waiting for a place', () => {
     taken(share.take('team-a', 'https://fast.example/a'));
     const waiting = share.acquire('team-b', 'https://fast.example/b');
     share.noteAnswer('https://fast.example/a', 1500, true);
-    await expect(waiting).resolves.toBe('host');
-    await expect(share.acquire('team-b', 'https://fast.example/b')).resolves.toBe('host');
+    await expect(waiting).resolves.toEqual({ refused: 'host' });
+    await expect(share.acquire('team-b', 'https://fast.example/b')).resolves.toEqual({ refused: 'host' });
+  });
+
+  it('lets only as many wait for a host as its answer time allows within the short wait', async () => {
+    const share = new FairShare({ concurrency: 64, perHost: 2, shortWaitMs: 250 });
+    // Answers in 200 ms: one round of its two places fits in 250 ms, two rounds do not.
+    share.noteAnswer('https://steady.example/a', 200, true);
+    taken(share.take('team-a', 'https://steady.example/a'));
+    taken(share.take('team-a', 'https://steady.example/a'));
+    const waiting = [share.acquire('team-b', 'https://steady.example/b'), share.acquire('team-c', 'https://steady.example/c')];
+    await expect(share.acquire('team-d', 'https://steady.example/d')).resolves.toEqual({ refused: 'host' });
+    // A host that answers in 900 ms: nobody waits for it.
+    share.noteAnswer('https://sluggish.example/a', 900, true);
+    taken(share.take('team-a', 'https://sluggish.example/a'));
+    taken(share.take('team-a', 'https://sluggish.example/a'));
+    await expect(share.acquire('team-b', 'https://sluggish.example/b')).resolves.toEqual({ refused: 'host' });
+    share.stop();
+    await Promise.all(waiting);
+  });
+
+  it("lets a team have at most its share waiting, so one team's backlog cannot fill the line", async () => {
+    const share = new FairShare({ concurrency: 4, perHost: 1, shortWaitMs: 60_000 });
+    taken(share.take('busy', 'https://fast.example/a'));
+    // Alone, the busy team's share is 2: two of its attempts wait, the third goes round.
+    const waiting = [share.acquire('busy', 'https://fast.example/b'), share.acquire('busy', 'https://fast.example/c')];
+    await expect(share.acquire('busy', 'https://fast.example/d')).resolves.toEqual({ refused: 'host' });
+    share.stop();
+    await expect(Promise.all(waiting)).resolves.toEqual([{ refused: 'host' }, { refused: 'host' }]);
   });
 
   it("gives a waiter whose host is free its place though an earlier waiter's host is still full", async () => {
@@ -116,15 +159,16 @@ describe('FairShare, waiting for a place', () => {
     const first = share.acquire('team-b', 'https://one.example/b');
     const second = share.acquire('team-b', 'https://two.example/b');
     other();
-    taken(await second);
+    placed(await second);
     share.stop();
-    await expect(first).resolves.toBe('host');
+    await expect(first).resolves.toEqual({ refused: 'host' });
   });
 
   it("lets an attempt past its team's rate wait for the team's next token", async () => {
     const share = new FairShare({ concurrency: 1000, perHost: 1000, perTeam: 1000, teamRatePerSecond: 50, shortWaitMs: 60_000 });
     for (let n = 0; n < 50; n += 1) taken(share.take('team', `https://h${n}.example/`))();
     expect(share.take('team', 'https://h.example/')).toBe('rate');
-    taken(await share.acquire('team', 'https://h.example/'));
+    placed(await share.acquire('team', 'https://h.example/'));
+    share.stop();
   });
 });

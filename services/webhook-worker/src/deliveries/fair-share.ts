@@ -12,14 +12,14 @@ export interface FairShareOptions {
   perHost?: number;
   /** Most attempts one team may have in flight in this worker, even alone. Default: half of `concurrency`. */
   perTeam?: number;
-  /** Attempts one team may start a second in this worker; the rest wait in a throttle queue. Default: 2000. */
+  /** Attempts one team may start a second in this worker; the rest wait. Default: 4000. */
   teamRatePerSecond?: number;
   /**
-   * How long an attempt refused here may wait in this worker for a place, when its host answers
-   * well, before it goes round a throttle queue instead. Default: 250.
+   * How long an attempt refused here may expect to wait in this worker for a place, judged by its
+   * host's recent answers, before it goes round a throttle queue instead. Default: 250.
    */
   shortWaitMs?: number;
-  /** Where refusals are counted, by reason. */
+  /** Where refusals and waits are counted. */
   registry?: Registry;
   /** Milliseconds, for the rate. Default: performance.now. */
   now?: () => number;
@@ -36,11 +36,14 @@ interface Bucket {
 /** A place given back when its attempt's request is over. */
 export type FairSharePlace = () => void;
 
-/** An attempt waiting here for a place, first come first served among those it may take. */
+/** What `acquire` gives: a place, and whether the attempt waited for it; or the refusal. */
+export type Acquired = { place: FairSharePlace; waited: boolean } | { refused: FairShareRefusal };
+
+/** An attempt waiting here for a place. */
 interface Waiter {
   teamId: string;
   host: string;
-  resolve: (place: FairSharePlace | FairShareRefusal) => void;
+  resolve: (acquired: Acquired) => void;
   timer: NodeJS.Timeout;
 }
 
@@ -53,38 +56,38 @@ interface Waiter {
  *   with attempts in flight, at most `perTeam`, so that a team's thousand endpoints at a thousand
  *   hosts leave room for the others;
  * - its team has started fewer than `teamRatePerSecond` attempts this second.
- * An attempt refused while its host answers well waits here briefly (`waitForPlace`): a burst to a
- * fast receiver goes at the receiver's pace. One refused for a slow host, or still refused after
- * the short wait, is not dropped: its caller sends it round a throttle queue, and it comes back.
+ * An attempt refused while its host answers quickly waits here briefly (`acquire`): a burst to a
+ * fast receiver goes at the receiver's pace. One refused otherwise, or still refused after the
+ * short wait, is not dropped: its caller sends it round a throttle queue, and it comes back.
  */
 export class FairShare {
   private readonly hosts = new Map<string, number>();
   private readonly teams = new Map<string, number>();
   private readonly buckets = new Map<string, Bucket>();
-  /** Hosts whose latest answer here failed or took over a second. */
-  private readonly slowHosts = new Set<string>();
+  /** Hosts whose latest answer here failed or took over a second, the latest noted last. */
+  private readonly slowHosts = new Map<string, true>();
+  /** A host's typical answer time here, in ms, while it answers well (as EndpointSlots keeps an endpoint's). */
+  private readonly typicalMs = new Map<string, number>();
   private readonly perHost: number;
   private readonly perTeam: number;
   private readonly rate: number;
   private readonly shortWaitMs: number;
   private readonly now: () => number;
   private readonly waiters: Waiter[] = [];
-  /**
-   * Attempts that may wait here at once: four times the worker's slots, so that a burst's attempts
-   * admitted by their endpoints' slots wait for their host here rather than go round the broker.
-   */
-  private readonly maxWaiters: number;
-  /** Set while a waiter waits for its team's tokens: the time they come back is the only event. */
+  /** Attempts waiting, by host and by team: each may have only so many. */
+  private readonly waitingForHost = new Map<string, number>();
+  private readonly waitingOfTeam = new Map<string, number>();
+  /** Set while a waiter may be held by its team's rate: the tokens' return is the only event then. */
   private rateTimer: NodeJS.Timeout | undefined;
   private stopping = false;
   private readonly refusals: Counter<'reason'> | undefined;
+  private readonly waits: Counter<'outcome'> | undefined;
 
   constructor(private readonly options: FairShareOptions) {
     this.perHost = options.perHost ?? 16;
     this.perTeam = options.perTeam ?? Math.max(1, Math.floor(options.concurrency / 2));
     this.rate = options.teamRatePerSecond ?? 4000;
     this.shortWaitMs = options.shortWaitMs ?? 250;
-    this.maxWaiters = 4 * options.concurrency;
     this.now = options.now ?? (() => performance.now());
     this.refusals =
       options.registry &&
@@ -92,6 +95,14 @@ export class FairShare {
         name: 'feedback_webhook_fair_share_refusals_total',
         help: "Attempts sent round a throttle queue to keep a tenant's share: their host was at its cap (host), their team at its share (team) or rate (rate)",
         labelNames: ['reason'],
+        registers: [options.registry],
+      });
+    this.waits =
+      options.registry &&
+      new Counter({
+        name: 'feedback_webhook_fair_share_waits_total',
+        help: 'Attempts past a share that waited in the worker for a place: they got one (placed), or went round a throttle queue after all (refused)',
+        labelNames: ['outcome'],
         registers: [options.registry],
       });
   }
@@ -113,15 +124,18 @@ export class FairShare {
   }
 
   /**
-   * As `take`, but an attempt refused while its host answers well waits here for a place, at most
-   * `shortWaitMs`. A slow host's attempt, one past the most waiters, and one still
-   * refused at the end of the wait get the refusal, and go round a throttle queue.
+   * As `take`, but an attempt refused may wait here for a place, at most `shortWaitMs`, when its
+   * host's recent answers say the wait will be short. Each host and each team has only so many
+   * waiting: a host's answer time times its line, divided among its places, stays under
+   * `shortWaitMs`; a team has at most its share waiting. So a host that answers in most of a
+   * second, or one team's backlog, never fills the line for the others: their attempts go round
+   * a throttle queue at once.
    */
-  acquire(teamId: string, url: string): Promise<FairSharePlace | FairShareRefusal> {
+  acquire(teamId: string, url: string): Promise<Acquired> {
     const host = hostOf(url);
     const refusal = this.refusalFor(teamId, host);
-    if (!refusal) return Promise.resolve(this.placeFor(teamId, host));
-    if (this.stopping || this.slowHosts.has(host) || this.waiters.length >= this.maxWaiters) return Promise.resolve(this.refused(refusal));
+    if (!refusal) return Promise.resolve({ place: this.placeFor(teamId, host), waited: false });
+    if (!this.mayWait(teamId, host)) return Promise.resolve({ refused: this.refused(refusal) });
     return new Promise((resolve) => {
       const waiter: Waiter = {
         teamId,
@@ -130,21 +144,36 @@ export class FairShare {
         timer: setTimeout(() => {
           this.removeWaiter(waiter);
           const last = this.refusalFor(teamId, host);
-          resolve(last ? this.refused(last) : this.placeFor(teamId, host));
+          this.waits?.inc({ outcome: last ? 'refused' : 'placed' });
+          resolve(last ? { refused: this.refused(last) } : { place: this.placeFor(teamId, host), waited: true });
         }, this.shortWaitMs),
       };
       this.waiters.push(waiter);
+      increment(this.waitingForHost, host);
+      increment(this.waitingOfTeam, teamId);
       if (refusal === 'rate') this.retryWhenTokensReturn();
     });
   }
 
-  /** For shutdown: every attempt waiting here for a place goes round a throttle queue now. */
+  /** For shutdown: every attempt waiting here goes round a throttle queue now (not counted as a refusal). */
   stop(): void {
     this.stopping = true;
-    for (const waiter of this.waiters.splice(0)) {
-      clearTimeout(waiter.timer);
-      waiter.resolve(this.refused('host'));
+    clearTimeout(this.rateTimer);
+    this.rateTimer = undefined;
+    for (const waiter of [...this.waiters]) {
+      this.removeWaiter(waiter);
+      waiter.resolve({ refused: 'host' });
     }
+  }
+
+  /** Whether a refused attempt may wait: its host answers quickly enough for its line, and its team has room in it. */
+  private mayWait(teamId: string, host: string): boolean {
+    if (this.stopping || this.slowHosts.has(host)) return false;
+    if ((this.waitingOfTeam.get(teamId) ?? 0) >= this.shareOf(teamId)) return false;
+    // Unknown (nothing answered here yet): one round of waiting, no more.
+    const typicalMs = this.typicalMs.get(host) ?? this.shortWaitMs;
+    const expectedWaitMs = Math.ceil(((this.waitingForHost.get(host) ?? 0) + 1) / this.perHost) * typicalMs;
+    return expectedWaitMs <= this.shortWaitMs;
   }
 
   private refused(refusal: FairShareRefusal): FairShareRefusal {
@@ -154,67 +183,81 @@ export class FairShare {
 
   /** Counts an attempt in flight for its host and team; answers the function that gives it back. */
   private placeFor(teamId: string, host: string): FairSharePlace {
-    this.hosts.set(host, (this.hosts.get(host) ?? 0) + 1);
-    this.teams.set(teamId, (this.teams.get(teamId) ?? 0) + 1);
+    increment(this.hosts, host);
+    increment(this.teams, teamId);
     let given = false;
     return () => {
       if (given) return;
       given = true;
       decrement(this.hosts, host);
       decrement(this.teams, teamId);
-      this.grantWaiters();
+      // A team gone from the worker raises every other team's share: any waiter may go now.
+      // Otherwise only the waiters for this host, or of this team, can.
+      this.grantWaiters(this.teams.has(teamId) ? { host, teamId } : undefined);
     };
   }
 
   /** Gives places to the waiters that may take one now, oldest first; the others keep waiting. */
-  private grantWaiters(): void {
+  private grantWaiters(freed?: { host: string; teamId: string }): void {
     if (this.waiters.length === 0) return;
     let blockedByRate = false;
     for (let n = 0; n < this.waiters.length; ) {
       const waiter = this.waiters[n]!;
+      if (freed && waiter.host !== freed.host && waiter.teamId !== freed.teamId) {
+        n += 1;
+        continue;
+      }
       const refusal = this.refusalFor(waiter.teamId, waiter.host);
       if (refusal) {
         blockedByRate ||= refusal === 'rate';
         n += 1;
         continue;
       }
-      this.waiters.splice(n, 1);
-      clearTimeout(waiter.timer);
-      waiter.resolve(this.placeFor(waiter.teamId, waiter.host));
+      this.removeWaiter(waiter);
+      this.waits?.inc({ outcome: 'placed' });
+      waiter.resolve({ place: this.placeFor(waiter.teamId, waiter.host), waited: true });
     }
     if (blockedByRate) this.retryWhenTokensReturn();
   }
 
   /** Tries the waiters again once a team's next token is due: no place coming back says so. */
   private retryWhenTokensReturn(): void {
-    if (this.rateTimer) return;
+    if (this.rateTimer || this.stopping) return;
     this.rateTimer = setTimeout(() => {
       this.rateTimer = undefined;
       this.grantWaiters();
     }, Math.max(1, Math.ceil(1000 / this.rate)));
   }
 
+  /** Takes a waiter out of the line (its timer cleared), before it is resolved. */
   private removeWaiter(waiter: Waiter): void {
     const at = this.waiters.indexOf(waiter);
-    if (at >= 0) this.waiters.splice(at, 1);
+    if (at < 0) return;
+    this.waiters.splice(at, 1);
+    clearTimeout(waiter.timer);
+    decrement(this.waitingForHost, waiter.host);
+    decrement(this.waitingOfTeam, waiter.teamId);
   }
 
-  /** Notes how a host answered: failed, or slower than a second, marks it slow until it answers well. */
+  /**
+   * Notes how a host answered: failed, or slower than a second, marks it slow until it answers
+   * well, and its waiters go round a throttle queue rather than wait on it. A good answer moves
+   * its typical answer time a fifth of the way towards this one.
+   */
   noteAnswer(url: string, durationMs: number, delivered: boolean): void {
     const host = hostOf(url);
-    if (delivered && durationMs <= 1000) this.slowHosts.delete(host);
-    else if (this.slowHosts.size < 10_000) {
-      this.slowHosts.add(host);
-      this.turnAwayWaitersFor(host);
+    if (delivered && durationMs <= 1000) {
+      this.slowHosts.delete(host);
+      const typical = this.typicalMs.get(host);
+      noteMostRecent(this.typicalMs, host, typical === undefined ? durationMs : 0.8 * typical + 0.2 * durationMs);
+      return;
     }
-  }
-
-  /** A host turned slow: its attempts waiting here go round a throttle queue rather than wait on it. */
-  private turnAwayWaitersFor(host: string): void {
+    this.typicalMs.delete(host);
+    noteMostRecent(this.slowHosts, host, true);
     for (const waiter of this.waiters.filter((candidate) => candidate.host === host)) {
       this.removeWaiter(waiter);
-      clearTimeout(waiter.timer);
-      waiter.resolve(this.refused('host'));
+      this.waits?.inc({ outcome: 'refused' });
+      waiter.resolve({ refused: this.refused('host') });
     }
   }
 
@@ -244,7 +287,11 @@ export class FairShare {
   }
 }
 
-/** Only keys with attempts in flight are kept. */
+function increment(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+/** Only keys with a count are kept. */
 function decrement(counts: Map<string, number>, key: string): void {
   const left = (counts.get(key) ?? 1) - 1;
   if (left > 0) counts.set(key, left);
