@@ -19,6 +19,14 @@ import { EndpointSlots } from './endpoint-slots.js';
 import { OpenedSecrets } from './opened-secrets.js';
 import type { AttemptSlots, WebhookMetrics } from './webhook-metrics.js';
 
+/**
+ * An attempt that waited longer than this for its tenant's share reads its delivery again before
+ * it is sent. A shorter wait adds little to the moments between any attempt's read and its send
+ * under load. A read after each short wait would also hold the host's place longer, so the next
+ * attempts would wait longer, and read again too.
+ */
+const REREAD_AFTER_SHARE_WAIT_MS = 50;
+
 export interface AttemptMakerOptions {
   store: AttemptStore;
   publisher: ConfirmedPublisher;
@@ -183,10 +191,10 @@ export class AttemptMaker {
     };
     try {
       // A slot free now is taken at once (p-limit starts it before returning), so the delivery
-      // and its endpoint were read just before; an attempt that waited (for its endpoint, its
-      // share or the worker) reads them again when its turn comes, so that a rotation, a new URL, a deletion or an erasure meanwhile
+      // and its endpoint were read just before; an attempt that waited (for its endpoint, the
+      // worker, or its share past a few milliseconds) reads them again when its turn comes, so that a rotation, a new URL, a deletion or an erasure meanwhile
       // holds for it too. Either way, one that names an erased user is withheld, never sent.
-      const waits = admission === 'wait' || acquired?.waited === true || this.limit.activeCount >= this.limit.concurrency;
+      const waits = admission === 'wait' || (acquired?.waitedMs ?? 0) > REREAD_AFTER_SHARE_WAIT_MS || this.limit.activeCount >= this.limit.concurrency;
       const made = await this.limit(async () => {
         if (this.endpoints.stopped) return 'stopping' as const;
         const current = waits ? await store.now(delivery.id) : delivery;

@@ -36,13 +36,14 @@ interface Bucket {
 /** A place given back when its attempt's request is over. */
 export type FairSharePlace = () => void;
 
-/** What `acquire` gives: a place, and whether the attempt waited for it; or the refusal. */
-export type Acquired = { place: FairSharePlace; waited: boolean } | { refused: FairShareRefusal };
+/** What `acquire` gives: a place, and how long the attempt waited for it (0: not at all); or the refusal. */
+export type Acquired = { place: FairSharePlace; waitedMs: number } | { refused: FairShareRefusal };
 
 /** An attempt waiting here for a place. */
 interface Waiter {
   teamId: string;
   host: string;
+  since: number;
   resolve: (acquired: Acquired) => void;
   timer: NodeJS.Timeout;
 }
@@ -126,26 +127,26 @@ export class FairShare {
   /**
    * As `take`, but an attempt refused may wait here for a place, at most `shortWaitMs`, when its
    * host's recent answers say the wait will be short. Each host and each team has only so many
-   * waiting: a host's answer time times its line, divided among its places, stays under
-   * `shortWaitMs`; a team has at most its share waiting. So a host that answers in most of a
-   * second, or one team's backlog, never fills the line for the others: their attempts go round
-   * a throttle queue at once.
+   * waiting: the rounds of its line, each of the host's typical answer time, fit in `shortWaitMs`.
+   * So a host that answers in most of a second, or one team's backlog at slowish hosts, never fills
+   * the line for the others: their attempts go round a throttle queue at once.
    */
   acquire(teamId: string, url: string): Promise<Acquired> {
     const host = hostOf(url);
     const refusal = this.refusalFor(teamId, host);
-    if (!refusal) return Promise.resolve({ place: this.placeFor(teamId, host), waited: false });
+    if (!refusal) return Promise.resolve({ place: this.placeFor(teamId, host), waitedMs: 0 });
     if (!this.mayWait(teamId, host)) return Promise.resolve({ refused: this.refused(refusal) });
     return new Promise((resolve) => {
       const waiter: Waiter = {
         teamId,
         host,
+        since: performance.now(),
         resolve,
         timer: setTimeout(() => {
           this.removeWaiter(waiter);
           const last = this.refusalFor(teamId, host);
           this.waits?.inc({ outcome: last ? 'refused' : 'placed' });
-          resolve(last ? { refused: this.refused(last) } : { place: this.placeFor(teamId, host), waited: true });
+          resolve(last ? { refused: this.refused(last) } : { place: this.placeFor(teamId, host), waitedMs: this.shortWaitMs });
         }, this.shortWaitMs),
       };
       this.waiters.push(waiter);
@@ -166,14 +167,19 @@ export class FairShare {
     }
   }
 
-  /** Whether a refused attempt may wait: its host answers quickly enough for its line, and its team has room in it. */
+  /**
+   * Whether a refused attempt may wait: the rounds its host's line and its team's line take, each
+   * round as long as the host's typical answer, fit in the short wait.
+   */
   private mayWait(teamId: string, host: string): boolean {
     if (this.stopping || this.slowHosts.has(host)) return false;
-    if ((this.waitingOfTeam.get(teamId) ?? 0) >= this.shareOf(teamId)) return false;
     // Unknown (nothing answered here yet): one round of waiting, no more.
     const typicalMs = this.typicalMs.get(host) ?? this.shortWaitMs;
-    const expectedWaitMs = Math.ceil(((this.waitingForHost.get(host) ?? 0) + 1) / this.perHost) * typicalMs;
-    return expectedWaitMs <= this.shortWaitMs;
+    const rounds = Math.max(
+      Math.ceil(((this.waitingForHost.get(host) ?? 0) + 1) / this.perHost),
+      Math.ceil(((this.waitingOfTeam.get(teamId) ?? 0) + 1) / this.shareOf(teamId)),
+    );
+    return rounds * typicalMs <= this.shortWaitMs;
   }
 
   private refused(refusal: FairShareRefusal): FairShareRefusal {
@@ -215,7 +221,7 @@ export class FairShare {
       }
       this.removeWaiter(waiter);
       this.waits?.inc({ outcome: 'placed' });
-      waiter.resolve({ place: this.placeFor(waiter.teamId, waiter.host), waited: true });
+      waiter.resolve({ place: this.placeFor(waiter.teamId, waiter.host), waitedMs: performance.now() - waiter.since });
     }
     if (blockedByRate) this.retryWhenTokensReturn();
   }
