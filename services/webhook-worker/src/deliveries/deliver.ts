@@ -85,6 +85,9 @@ function attemptOf(raw: ConsumeMessage): { number: number; manual: boolean; give
  * first attempts that a domain event's handler did not make itself (see FanOut). Each message
  * names a delivery, or a group of them, and an attempt number; each attempt is made once.
  */
+/** Members of a group taken at once. */
+const GROUP_TURN = 32;
+
 export function consumeDeliveries(options: DeliverOptions): { singles: Consumer; groups: Consumer } {
   const { store, queues, attempts } = options;
   const throttleRates = new ThrottleRates();
@@ -161,7 +164,13 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
   async function attemptGroup(group: DeliveryGroup, raw: ConsumeMessage): Promise<void> {
     attemptNumberOf(raw);
     const ids = group.delivery_ids;
-    const outcomes = await Promise.allSettled(ids.map((id) => take(id, raw)));
+    // A few members at a time, giving way between them: a group of 500 is then neither one long
+    // turn of the event loop nor one 500-row read, which other teams' attempts would wait behind.
+    const outcomes: Array<PromiseSettledResult<HandOff | undefined>> = [];
+    for (let start = 0; start < ids.length; start += GROUP_TURN) {
+      if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      outcomes.push(...(await Promise.allSettled(ids.slice(start, start + GROUP_TURN).map((id) => take(id, raw)))));
+    }
     const failures = outcomes.filter((outcome) => outcome.status === 'rejected');
     if (failures.length === ids.length) throw failures[0]!.reason;
     const together = new Map<string, { queue: string; headers: Record<string, unknown>; ids: string[] }>();
