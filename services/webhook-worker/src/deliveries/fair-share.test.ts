@@ -100,6 +100,25 @@ describe('FairShare, waiting for a place', () => {
     taken(share.take('team-c', 'https://fast.example/c'));
   });
 
+  it('gives one place back to one waiter, in order, the next waiting on', async () => {
+    const share = new FairShare({ concurrency: 64, perHost: 1, shortWaitMs: 60_000 });
+    share.noteAnswer('https://fast.example/a', 5, true);
+    const first = taken(share.take('team-a', 'https://fast.example/a'));
+    const second = share.acquire('team-b', 'https://fast.example/b');
+    let thirdPlaced = false;
+    const third = share.acquire('team-c', 'https://fast.example/c').then((acquired) => {
+      thirdPlaced = true;
+      return acquired;
+    });
+    first();
+    const secondPlace = placed(await second);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(thirdPlaced).toBe(false);
+    secondPlace();
+    placed(await third);
+    share.stop();
+  });
+
   it('says an attempt with a place at once did not wait', async () => {
     const share = new FairShare({ concurrency: 64 });
     const acquired = await share.acquire('team-a', 'https://fast.example/a');

@@ -203,13 +203,19 @@ export class FairShare {
     };
   }
 
-  /** Gives places to the waiters that may take one now, oldest first; the others keep waiting. */
+  /**
+   * Gives places to the waiters that may take one now, oldest first; the others keep waiting.
+   * After one attempt's place came back (`freed`), only its host's and its team's waiters may go,
+   * and at most one of each: the scan ends once both places are taken again.
+   */
   private grantWaiters(freed?: { host: string; teamId: string }): void {
     if (this.waiters.length === 0) return;
+    let hostPlace = freed !== undefined;
+    let teamPlace = freed !== undefined;
     let blockedByRate = false;
     for (let n = 0; n < this.waiters.length; ) {
       const waiter = this.waiters[n]!;
-      if (freed && waiter.host !== freed.host && waiter.teamId !== freed.teamId) {
+      if (freed && !(hostPlace && waiter.host === freed.host) && !(teamPlace && waiter.teamId === freed.teamId)) {
         n += 1;
         continue;
       }
@@ -222,6 +228,10 @@ export class FairShare {
       this.removeWaiter(waiter);
       this.waits?.inc({ outcome: 'placed' });
       waiter.resolve({ place: this.placeFor(waiter.teamId, waiter.host), waitedMs: performance.now() - waiter.since });
+      if (!freed) continue;
+      if (waiter.host === freed.host) hostPlace = false;
+      if (waiter.teamId === freed.teamId) teamPlace = false;
+      if (!hostPlace && !teamPlace) break;
     }
     if (blockedByRate) this.retryWhenTokensReturn();
   }
