@@ -77,6 +77,24 @@ async function createRows(sql: SqlRunner, rows: readonly SuggestionRow[]): Promi
 }
 
 /**
+ * Each create as a statement of its own, one after the other in the order they came: of two that
+ * clash, the first wins. Once the database itself fails one (gone, overloaded, out of time), the
+ * rest get that error at once rather than wait for it one by one.
+ */
+async function createEachAlone(sql: SqlRunner, rows: readonly SuggestionRow[]): Promise<Array<CreatedSuggestion | Error>> {
+  const results: Array<CreatedSuggestion | Error> = [];
+  for (const [n, row] of rows.entries()) {
+    try {
+      results.push((await createRows(sql, [row]))[0]!);
+    } catch (error) {
+      if (isDatabaseFailure(error)) return [...results, ...rows.slice(n).map(() => error as Error)];
+      results.push(error as Error);
+    }
+  }
+  return results;
+}
+
+/**
  * Creates on the pool, each its own transaction, gathered the way PostgreSQL gathers commits:
  * while few such statements run, a create goes at the next turn of the event loop with those of
  * the same turn; while they all run, creates wait and go together as one statement. Under load
@@ -98,27 +116,7 @@ function gatheredOn(sql: SqlRunner): StatementBatches<SuggestionRow, CreatedSugg
           // The database lost, or a conflict: the statement may even have committed, its answer
           // lost with the connection. Every create is told to retry (503), as a create alone would be.
           if (isDatabaseFailure(error)) throw error;
-          // One after the other, in the order they came: of two creates that clash, the first wins.
-          // Once the database itself fails them (gone, overloaded, out of time), the rest get that
-          // error at once rather than wait for it one by one.
-          const alone: Array<CreatedSuggestion | Error> = [];
-          let databaseFailure: Error | undefined;
-          for (const row of rows) {
-            if (databaseFailure) {
-              alone.push(databaseFailure);
-              continue;
-            }
-            alone.push(
-              await createRows(sql, [row]).then(
-                ([created]) => created!,
-                (failed: Error) => {
-                  if (isDatabaseFailure(failed)) databaseFailure = failed;
-                  return failed;
-                },
-              ),
-            );
-          }
-          return alone;
+          return createEachAlone(sql, rows);
         }
       },
       { concurrency: 4, maxBatchSize: 100 },
