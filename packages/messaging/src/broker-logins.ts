@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createHash, randomBytes } from 'node:crypto';
 import { topologyNames } from './topology.js';
@@ -95,39 +98,32 @@ export function brokerPermissions(namespace = ''): Record<BrokerService, BrokerP
   };
 }
 
-/** The rabbitmqctl commands that make a service's login, or set its password and permissions again. */
-export function brokerLoginCommands(options: { service: BrokerService; user: string; password: string; namespace?: string; vhost?: string }): string[][] {
-  const vhost = options.vhost ?? '/';
-  const permissions = brokerPermissions(options.namespace)[options.service];
-  return [
-    ['add_user', options.user, options.password],
-    ['change_password', options.user, options.password],
-    ['set_permissions', '--vhost', vhost, options.user, permissions.configure, permissions.write, permissions.read],
-    ...permissions.topics.map((topic) => ['set_topic_permissions', '--vhost', vhost, options.user, topic.exchange, topic.write, topic.read]),
-  ];
-}
-
 const run = promisify(execFile);
 
 /**
- * Makes (or updates) the services' logins with rabbitmqctl, which must reach the broker (run
- * where it runs, as root or its own user). For local runs and tests: production sets logins up
- * once, with `infra/rabbitmq/service-logins.sh`.
+ * Makes (or updates) the services' logins with one `rabbitmqctl import_definitions`, which must
+ * reach the broker (run where it runs, as root or its own user). One call, not one per
+ * permission: each call starts an Erlang VM, about a second of CPU. For local runs and tests:
+ * production loads a definitions document at boot (`brokerDefinitions`).
  */
 export async function applyBrokerLogins(
   logins: Array<{ service: BrokerService; user: string; password: string }>,
   options: { namespace?: string; vhost?: string; rabbitmqctl?: string } = {},
 ): Promise<void> {
-  const rabbitmqctl = options.rabbitmqctl ?? 'rabbitmqctl';
-  await Promise.all(
-    logins.map(async (login) => {
-      for (const args of brokerLoginCommands({ ...login, namespace: options.namespace, vhost: options.vhost })) {
-        // The user exists already on a second run: the password and permissions are set again below.
-        if (args[0] === 'add_user') await run(rabbitmqctl, ['-q', ...args]).catch(() => undefined);
-        else await run(rabbitmqctl, ['-q', ...args]);
-      }
-    }),
-  );
+  // Debian's rabbitmqctl, run as root, reads the file as the rabbitmq user, and this version
+  // cannot read standard input. So the file is readable, for the second it exists. It holds
+  // salted hashes of random passwords, never the passwords.
+  const directory = await mkdtemp(join(tmpdir(), 'broker-logins-'));
+  const file = join(directory, 'definitions.json');
+  try {
+    await writeFile(file, JSON.stringify(brokerDefinitions(logins, options)));
+    // Set after writing: the process's umask would narrow the modes given at creation.
+    await chmod(file, 0o644);
+    await chmod(directory, 0o711);
+    await run(options.rabbitmqctl ?? 'rabbitmqctl', ['-q', 'import_definitions', file]);
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
 }
 
 /** Deletes logins made by applyBrokerLogins (a test run's). */

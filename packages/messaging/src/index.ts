@@ -14,5 +14,5 @@ export type { RpcLane, SharedExchange, TopologyNames } from './topology.js';
 export { AcknowledgedBroadcast, BroadcastTimeoutError, acknowledgeBroadcast } from './acknowledged-broadcast.js';
 export type { ChannelWrapper } from 'amqp-connection-manager';
 export { durableBrokerObjects } from './broker-objects.js';
-export { BROKER_SERVICES, applyBrokerLogins, brokerDefinitions, brokerLoginCommands, brokerPermissions, deleteBrokerLogins, rabbitPasswordHash } from './broker-logins.js';
+export { BROKER_SERVICES, applyBrokerLogins, brokerDefinitions, brokerPermissions, deleteBrokerLogins, rabbitPasswordHash } from './broker-logins.js';
 export type { BrokerPermissions, BrokerService, TopicPermission } from './broker-logins.js';

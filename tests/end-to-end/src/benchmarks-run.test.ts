@@ -30,6 +30,7 @@ describe('benchmark scripts', () => {
       BENCH_RATE: '100',
       BENCH_RATE_SECONDS: '1',
       BENCH_WARMUP_RATE_SECONDS: '0',
+      BENCH_LOOP_SECONDS: '1',
     });
     expect({ code, output }).toMatchObject({ code: 0 });
     expect(output).toMatch(/1 worker: 100 of 100 deliveries in .* deliveries\/s/);
