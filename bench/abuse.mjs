@@ -26,7 +26,7 @@ import { setPriority } from 'node:os';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer } from 'node:net';
 import pg from 'pg';
-import { benchEnvironment, localReceiverWorkerEnv, machineSpeedProbe, proTeamWithApp, quiet, root, suggestionCreatedEvent, writeOutboxEvents } from './bench-support.mjs';
+import { benchEnvironment, localReceiverWorkerEnv, machineSpeedProbe, proTeamWithApp, quiet, root, startWorkerProcess, suggestionCreatedEvent, writeOutboxEvents } from './bench-support.mjs';
 import { percentile } from './percentile.mjs';
 import { cpuPerUnit, cpuSnapshot } from './process-cpu.mjs';
 
@@ -186,6 +186,10 @@ async function apiFlood(bench) {
   const env = { ...bench.env, SIGN_UP_LIMIT: '10', SIGN_IN_ADDRESS_LIMIT: '20', SIGN_IN_ACCOUNT_LIMIT: '10', WIDGET_ADDRESS_LIMIT: '120', WIDGET_KEY_LIMIT: '600', LOG_LEVEL: process.env.BENCH_SERVICE_LOG_LEVEL ?? 'error' };
   const ports = { api: await freePort(), metrics: await freePort(), authority: await freePort(), public: await freePort(), publicMetrics: await freePort() };
   const authority = service('authority', { ...env, HEALTH_PORT: String(ports.authority) });
+  // A worker bound to the events, as in production. Without one the broker refuses the events the
+  // widget's creates write, and each api's relay retries them every second.
+  const worker = await startWorkerProcess(env);
+  children.push(worker);
   const apis = [service('api', { ...env, PORT: String(ports.api), METRICS_PORT: String(ports.metrics), ...(layout === 'split' ? { SURFACES: 'api' } : {}) })];
   const apiUrl = `http://127.0.0.1:${ports.api}`;
   // Split: the widget and the dashboard on an instance of their own, as a second fleet would be.
@@ -215,6 +219,7 @@ async function apiFlood(bench) {
       'tenant api': [apis[0].pid],
       ...(layout === 'split' ? { 'public api': [apis[1].pid] } : {}),
       authority: [authority.pid],
+      worker: [worker.pid],
       flood: floods.map((child) => child.pid),
       'tenant client': [process.pid],
     });
