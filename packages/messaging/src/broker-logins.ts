@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -103,26 +103,35 @@ const run = promisify(execFile);
 /**
  * Makes (or updates) the services' logins with one `rabbitmqctl import_definitions`, which must
  * reach the broker (run where it runs, as root or its own user). One call, not one per
- * permission: each call starts an Erlang VM, about a second of CPU. For local runs and tests:
- * production loads a definitions document at boot (`brokerDefinitions`).
+ * permission: each call starts an Erlang VM, about a second of CPU. Used by the tests,
+ * `scripts/run.sh` and `scripts/broker-logins.mjs apply`.
  */
 export async function applyBrokerLogins(
   logins: Array<{ service: BrokerService; user: string; password: string }>,
   options: { namespace?: string; vhost?: string; rabbitmqctl?: string } = {},
 ): Promise<void> {
-  // Debian's rabbitmqctl, run as root, reads the file as the rabbitmq user, and this version
-  // cannot read standard input. So the file is readable, for the second it exists. It holds
-  // salted hashes of random passwords, never the passwords.
+  // The document holds password hashes, so only its reader may open it. This rabbitmqctl
+  // version cannot read standard input.
   const directory = await mkdtemp(join(tmpdir(), 'broker-logins-'));
   const file = join(directory, 'definitions.json');
   try {
-    await writeFile(file, JSON.stringify(brokerDefinitions(logins, options)));
-    // Set after writing: the process's umask would narrow the modes given at creation.
-    await chmod(file, 0o644);
-    await chmod(directory, 0o711);
+    await writeFile(file, JSON.stringify(brokerDefinitions(logins, options)), { mode: 0o600 });
+    // Debian's rabbitmqctl, run as root, reads the file as the rabbitmq user: it is handed over.
+    const reader = process.getuid?.() === 0 ? await userIds('rabbitmq') : undefined;
+    if (reader) for (const path of [directory, file]) await chown(path, reader.uid, reader.gid);
     await run(options.rabbitmqctl ?? 'rabbitmqctl', ['-q', 'import_definitions', file]);
   } finally {
     await rm(directory, { recursive: true, force: true });
+  }
+}
+
+/** A system user's ids, or undefined where there is no such user. */
+async function userIds(user: string): Promise<{ uid: number; gid: number } | undefined> {
+  try {
+    const [uid, gid] = await Promise.all([run('id', ['-u', user]), run('id', ['-g', user])]);
+    return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+  } catch {
+    return undefined;
   }
 }
 
