@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ConsumeMessage } from 'amqplib';
 import { deliveryGroupContract, deliveryGroupsOf, deliveryMessageContract } from '@feedback/contracts';
 import type { DeliveryGroup } from '@feedback/contracts';
@@ -80,14 +81,14 @@ function attemptOf(raw: ConsumeMessage): { number: number; manual: boolean; give
   };
 }
 
+/** Members of a group taken at once. */
+const GROUP_TURN = 32;
+
 /**
  * Consumes the deliver queue: retries (back from their TTL queues), redeliveries by hand, and
  * first attempts that a domain event's handler did not make itself (see FanOut). Each message
  * names a delivery, or a group of them, and an attempt number; each attempt is made once.
  */
-/** Members of a group taken at once. */
-const GROUP_TURN = 32;
-
 export function consumeDeliveries(options: DeliverOptions): { singles: Consumer; groups: Consumer } {
   const { store, queues, attempts } = options;
   const throttleRates = new ThrottleRates();
@@ -168,7 +169,7 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
     // turn of the event loop nor one 500-row read, which other teams' attempts would wait behind.
     const outcomes: Array<PromiseSettledResult<HandOff | undefined>> = [];
     for (let start = 0; start < ids.length; start += GROUP_TURN) {
-      if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (start > 0) await nextTurn();
       outcomes.push(...(await Promise.allSettled(ids.slice(start, start + GROUP_TURN).map((id) => take(id, raw)))));
     }
     const failures = outcomes.filter((outcome) => outcome.status === 'rejected');
