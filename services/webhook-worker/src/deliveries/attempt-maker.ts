@@ -139,6 +139,15 @@ export class AttemptMaker {
     return !this.stopped && this.options.fairShare?.share.isFullAndSlow(delivery.url) === true;
   }
 
+  /**
+   * For an attempt at a slow host: how many more it may have in flight here now. Undefined when
+   * its host is not slow, or no share is kept.
+   */
+  slowHostPlacesLeft(delivery: AttemptTarget): number | undefined {
+    const share = this.options.fairShare?.share;
+    return share?.isSlow(delivery.url) ? share.placesLeft(delivery.url) : undefined;
+  }
+
   /** Whether this endpoint's latest attempt here failed or took longer than `struggleAfterMs`. */
   isStruggling(endpointId: string): boolean {
     return this.endpoints.isStruggling(endpointId);

@@ -79,6 +79,16 @@ describe('FairShare, a slow host', () => {
     place();
     expect(share.isFullAndSlow('https://slow.example/b')).toBe(false);
   });
+
+  it("tells how many more attempts a host may have in flight, every team's together", () => {
+    const share = new FairShare({ concurrency: 64, perHost: 2 });
+    expect(share.placesLeft('https://busy.example/a')).toBe(2);
+    const first = taken(share.take('team-a', 'https://busy.example/a'));
+    taken(share.take('team-b', 'https://busy.example/b'));
+    expect(share.placesLeft('https://busy.example/c')).toBe(0);
+    first();
+    expect(share.placesLeft('https://busy.example/c')).toBe(1);
+  });
 });
 
 const placed = (acquired: Acquired): (() => void) => {

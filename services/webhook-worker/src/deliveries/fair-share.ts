@@ -283,6 +283,11 @@ export class FairShare {
     return this.slowHosts.has(host) && (this.hosts.get(host) ?? 0) >= this.perHost;
   }
 
+  /** How many more attempts this URL's host may have in flight here now. */
+  placesLeft(url: string): number {
+    return Math.max(0, this.perHost - (this.hosts.get(hostOf(url)) ?? 0));
+  }
+
   /** Whether this URL's host answered its latest attempt here slowly or not at all. */
   isSlow(url: string): boolean {
     return this.slowHosts.has(hostOf(url));

@@ -11,11 +11,18 @@ import type { AttemptMaker } from './attempt-maker.js';
 import { ATTEMPT_TARGET_COLUMNS, attemptTargetOf } from './attempt-target.js';
 import type { AttemptTarget } from './attempt-target.js';
 import { handOff } from './deliver.js';
+import { hostOf } from './fair-share.js';
 import type { ErasureHashKey } from './erased-users.js';
 import { statementBatches } from '@feedback/database';
 
 /** Deliveries of one event started before the worker turns to other work for a moment. */
 const YIELD_EVERY = 32;
+
+/** An event whose app's latest of its kind made this many deliveries or more fans out in a lane of its own. */
+const LARGE_FAN_OUT = 64;
+
+/** Fan-out sizes kept; past it they are forgotten and learned again. */
+const KNOWN_SIZES_MAX = 10_000;
 
 export interface FanOutOptions {
   pool: pg.Pool;
@@ -26,7 +33,7 @@ export interface FanOutOptions {
   logger: Logger;
   /** The key erasures name users with (ERASURE_HASH_KEY), for the erasure check of each delivery. */
   erasureHashKey: ErasureHashKey;
-  /** Most events one statement carries. Default: 200. */
+  /** Most events one statement carries. Default: 200; 8 for apps with many endpoints. */
   maxBatchSize?: number;
 }
 
@@ -106,15 +113,29 @@ const EXISTING_SQL = `
  * not hold events the others are waiting for.
  */
 export class FanOut {
-  private readonly loader: DataLoader<DomainEvent, EventDeliveries>;
+  /** Events of apps with few endpoints: most apps, most events. */
+  private readonly common: DataLoader<DomainEvent, EventDeliveries>;
+  /**
+   * Events whose app's latest of the same name made LARGE_FAN_OUT deliveries or more. Their statements
+   * write hundreds of rows each, so they run apart, one at a time, a few events each. Another
+   * team's event then never shares a statement with them, nor waits for one of theirs to end.
+   */
+  private readonly large: DataLoader<DomainEvent, EventDeliveries>;
+  /** Deliveries made by each app's latest event of each name, by `app:event`: they pick the next one's lane. */
+  private readonly fanOutSizes = new Map<string, number>();
 
   constructor(private readonly options: FanOutOptions) {
-    this.loader = statementBatches((events: readonly DomainEvent[]) => this.fanOutMany(events), { maxBatchSize: options.maxBatchSize ?? 200 });
+    const run = (events: readonly DomainEvent[]) => this.fanOutMany(events);
+    this.common = statementBatches(run, { maxBatchSize: options.maxBatchSize ?? 200 });
+    this.large = statementBatches(run, { maxBatchSize: Math.min(8, options.maxBatchSize ?? 8), concurrency: 1 });
   }
 
   /** Handles one event; `redelivered` says the broker gave it before (a worker lost it midway). */
   async take(event: DomainEvent, redelivered: boolean): Promise<FanOutResult> {
-    const { first, deliveries } = await this.loader.load(event);
+    const kind = `${event.app.id}:${event.event}`;
+    const lane = (this.fanOutSizes.get(kind) ?? 0) >= LARGE_FAN_OUT ? this.large : this.common;
+    const { first, deliveries } = await lane.load(event);
+    if (first) this.noteFanOutSize(kind, deliveries.length);
     const { attempts } = this.options;
     let attempted = 0;
     // Each delivery's outcome on its own: one that fails must neither send the event back with
@@ -123,6 +144,8 @@ export class FanOut {
     // An event with many endpoints gives way to other work every few dozen deliveries, so one
     // team's hundreds of endpoints do not hold the worker while another's event waits.
     const waitingLongest: string[] = [];
+    // First attempts handed on alone to each slow host: no more than it has places for.
+    const handedOnTo = new Map<string, number>();
     const turns = [Promise.resolve()];
     for (let turn = 1; turn * YIELD_EVERY < deliveries.length; turn += 1) turns.push(turns[turn - 1]!.then(() => new Promise<void>((resolve) => setImmediate(resolve))));
     const outcomes = await Promise.allSettled(
@@ -139,7 +162,7 @@ export class FanOut {
           this.options.metrics.handedOff.inc();
           // Past its tenant's share of a slow host: straight to the longest wait, not round the
           // deliver queue first, in one message with the event's others like it (below).
-          if (attempts.wasBeyondShareOfSlowHost(delivery) && !attempts.stopped) waitingLongest.push(delivery.id);
+          if (!attempts.stopped && (attempts.wasBeyondShareOfSlowHost(delivery) || this.slowHostIsTaken(delivery, handedOnTo))) waitingLongest.push(delivery.id);
           else await this.handOn(delivery.id, false);
           return;
         }
@@ -159,6 +182,31 @@ export class FanOut {
     );
     if (waitingLongest.length > 0) await this.waitLongest(waitingLongest);
     return { first, attempted };
+  }
+
+  private noteFanOutSize(kind: string, size: number): void {
+    if (size < LARGE_FAN_OUT) {
+      this.fanOutSizes.delete(kind);
+      return;
+    }
+    if (this.fanOutSizes.size >= KNOWN_SIZES_MAX && !this.fanOutSizes.has(kind)) this.fanOutSizes.clear();
+    this.fanOutSizes.set(kind, size);
+  }
+
+  /**
+   * Whether a first attempt turned away (its endpoint struggles) would find its slow host taken.
+   * Those the host has places for go on alone through the deliver queue, to be made in a moment;
+   * the rest wait together. Without it, all of an event's hundreds of endpoints at a slow host
+   * went through the deliver queue one by one, and most then waited the longest, one by one.
+   */
+  private slowHostIsTaken(delivery: AttemptTarget, handedOnTo: Map<string, number>): boolean {
+    const placesLeft = this.options.attempts.slowHostPlacesLeft(delivery);
+    if (placesLeft === undefined) return false;
+    const host = hostOf(delivery.url);
+    const handedOn = handedOnTo.get(host) ?? 0;
+    if (handedOn >= placesLeft) return true;
+    handedOnTo.set(host, handedOn + 1);
+    return false;
   }
 
   /**
