@@ -127,7 +127,9 @@ for (const event of ['SIGINT', 'SIGTERM', 'uncaughtException', 'unhandledRejecti
 function service(name, env) {
   // BENCH_SERVICE_LOG=<file> keeps the services' log lines there.
   const log = process.env.BENCH_SERVICE_LOG ? openSync(process.env.BENCH_SERVICE_LOG, 'a') : 'ignore';
-  const child = spawn(process.execPath, [`${root}services/${name}/dist/main.js`], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', log, 'inherit'] });
+  // BENCH_WORKER_NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/profiles", profiles the worker.
+  const nodeOptions = name === 'webhook-worker' ? (process.env.BENCH_WORKER_NODE_OPTIONS ?? '').split(' ').filter(Boolean) : [];
+  const child = spawn(process.execPath, [...nodeOptions, `${root}services/${name}/dist/main.js`], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', log, 'inherit'] });
   children.push(child);
   return child;
 }
@@ -311,7 +313,17 @@ async function slowTenant(bench) {
 
   const authority = await startAuthority(readAuthorityConfig(env).config, quiet('authority'));
   const api = await startApi(readApiConfig(env).config, quiet('api'));
-  const worker = service('webhook-worker', { ...env, HEALTH_PORT: String(await freePort()) });
+  const workerHealthPort = await freePort();
+  const worker = service('webhook-worker', { ...env, HEALTH_PORT: String(workerHealthPort) });
+  /**
+   * The worker's event-loop delay since the last look, from its metrics: a loop held by one
+   * team's work delays every team's deliveries. prom-client starts its histogram again at each look.
+   */
+  async function workerLoopDelay() {
+    const text = await (await fetch(`http://127.0.0.1:${workerHealthPort}/metrics`)).text();
+    const read = (name) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+    return `p99 ${read('nodejs_eventloop_lag_p99_seconds').toFixed(0)} ms, max ${read('nodejs_eventloop_lag_max_seconds').toFixed(0)} ms`;
+  }
 
   const healthy = await proTeamWithApp(api.url, `${bench.suffix}-healthy`);
   const crowd = await proTeamWithApp(api.url, `${bench.suffix}-crowd`);
@@ -334,9 +346,14 @@ async function slowTenant(bench) {
     await writeOutboxEvents(writer, Array.from({ length: count }, () => suggestionCreatedEvent(appOf(team))));
     api.outboxRelay.wake();
   }
-  /** Events at `rate` a second for `forSeconds`, written a tenth of a second's worth at a time. */
+  /**
+   * Events at `rate` a second for `forSeconds`, each written alone when due, as a team's events
+   * come. Written a few at a time, a moment's stall delayed them all, and the p99 counted it as
+   * many samples.
+   */
   async function steady(team, rate, forSeconds) {
     const started = performance.now();
+    const tickMs = Math.min(100, 1000 / rate);
     let written = 0;
     while (performance.now() - started < forSeconds * 1000) {
       const due = Math.floor(((performance.now() - started) / 1000) * rate) - written;
@@ -344,7 +361,7 @@ async function slowTenant(bench) {
         await write(team, due);
         written += due;
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, tickMs));
     }
     return written;
   }
@@ -360,6 +377,17 @@ async function slowTenant(bench) {
        WHERE d.id = ANY($1::uuid[])`,
       [ids],
     );
+    if (process.env.BENCH_STAGES_EACH) {
+      const each = await writer.query(
+        `SELECT to_char(o.published_at, 'SS.MS') AS at, round(extract(epoch FROM o.published_at - (d.payload ->> 'created_at')::timestamptz) * 1000) AS relay,
+                round(extract(epoch FROM d.created_at - o.published_at) * 1000) AS fan_out,
+                round(extract(epoch FROM a.started_at - d.created_at) * 1000) AS to_attempt, a.duration_ms AS request
+         FROM webhooks.deliveries d JOIN webhooks.delivery_attempts a ON a.delivery_id = d.id AND a.number = 1
+         JOIN api.outbox_events o ON o.event_id = d.event_id WHERE d.id = ANY($1::uuid[]) ORDER BY o.published_at`,
+        [ids],
+      );
+      console.log(each.rows.map((row) => JSON.stringify(row)).join('\n'));
+    }
     const mean = (value) => `${Math.round(Number(value))} ms`;
     const t = rows[0];
     return `relay ${mean(t.relay)}, fan-out ${mean(t.fan_out)}, to attempt ${mean(t.to_attempt)}, request ${mean(t.request)}`;
@@ -371,13 +399,15 @@ async function slowTenant(bench) {
     if (withCrowd) await new Promise((resolve) => setTimeout(resolve, 2000)); // the crowd's backlog under way
     const groups = { worker: [worker.pid], 'api, authority and bench': [process.pid], receivers: [fast.pid, slow.pid] };
     const cpuBefore = cpuSnapshot(groups);
+    await workerLoopDelay();
     const written = await steady(healthy, healthyRate, seconds);
     const cpu = cpuPerUnit(cpuBefore, cpuSnapshot(groups), seconds);
+    const loopDelay = await workerLoopDelay();
     const deadline = Date.now() + 30_000;
     while ((await ask(fast, 'count', 'count')).count < written && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const { latencies, slowest } = await ask(fast, 'report', 'latencies');
     const crowdEvents = await crowdRun;
-    return { ...stats(latencies), delivered: latencies.length, written, crowdEvents, cpu, tail: await stagesOf(slowest) };
+    return { ...stats(latencies), delivered: latencies.length, written, crowdEvents, cpu, loopDelay, tail: await stagesOf(slowest) };
   }
 
   await steady(healthy, healthyRate, 3); // warm-up
@@ -393,9 +423,13 @@ async function slowTenant(bench) {
     // Every process on the machine, while the healthy team's events were written; not the drain after.
     `  CPU a second while the events were written (ms): alone ${alone.cpu}; beside the crowd ${beside.cpu}`,
     `  the slowest 1%, mean of each stage: alone ${alone.tail}; beside the crowd ${beside.tail}`,
+    `  the worker's event-loop delay while the events were written: alone ${alone.loopDelay}; beside the crowd ${beside.loopDelay}`,
     `  the crowd: ${beside.crowdEvents} events (${beside.crowdEvents * slowEndpoints} deliveries asked); its receiver took ${slowReport.received}, at most ${slowReport.mostInFlight} at once`,
   ];
   lines.forEach((line) => console.log(line));
+  // The worker stops as in production, so that a profile asked by BENCH_WORKER_NODE_OPTIONS is written.
+  worker.kill('SIGTERM');
+  await Promise.race([once(worker, 'exit'), new Promise((resolve) => setTimeout(resolve, 10_000))]);
   children.splice(0).forEach((child) => child.kill('SIGKILL'));
   await writer.end();
   await api.stop();
