@@ -7,6 +7,8 @@
 //   BENCH_API_LAYOUT=split|one   (split: the integrations' api instance apart from the widget's and
 //                                 the dashboard's, SURFACES; one: a single instance serves all three)
 //   BENCH_DELIVERY_SECONDS=20 BENCH_SLOW_ENDPOINTS=500 BENCH_HEALTHY_RATE=50 BENCH_SLOW_EVENT_RATE=1
+//   BENCH_STAGES_EACH=1                          (each of the slowest 1%'s stages, not only their mean)
+//   BENCH_WORKER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/worker-prof"   (then bench/profile-top.mjs)
 //
 // api: a well-behaved tenant calls GET /api/v1/suggestions at a steady rate, alone, then while
 // one client floods sign-ups and sign-ins as fast as it can and another floods the widget with
@@ -17,7 +19,8 @@
 //
 // delivery: a team with one healthy endpoint gets events at a steady rate, alone, then while a
 // second team with 500 endpoints at one receiver answering in a second gets an event a second
-// (500 deliveries a second asked of that host). It prints the healthy team's event-to-delivery p99.
+// (500 deliveries a second asked of that host). It prints the healthy team's event-to-delivery p99,
+// where its slowest 1% spent their time, and the worker's event-loop delay.
 import { fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { openSync } from 'node:fs';
