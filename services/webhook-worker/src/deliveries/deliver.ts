@@ -1,8 +1,9 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ConsumeMessage } from 'amqplib';
-import { deliveryGroupContract, deliveryGroupsOf, deliveryMessageContract } from '@feedback/contracts';
+import { DELIVERY_GROUP_LIMIT, deliveryGroupContract, deliveryGroupsOf, deliveryMessageContract } from '@feedback/contracts';
 import type { DeliveryGroup } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
+import { statementBatches } from '@feedback/database';
 import { PermanentFailure, startConsumer } from '@feedback/messaging';
 import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, THROTTLED_HEADER, declareWebhookTopology, throttleFor } from '../queues/webhook-topology.js';
 import type { Broker, ConfirmedPublisher, Consumer } from '@feedback/messaging';
@@ -93,6 +94,38 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
   const { store, queues, attempts } = options;
   const throttleRates = new ThrottleRates();
   const climbAfterPerSecond = options.climbAfterPerSecond ?? 100;
+  const topRung = queues.throttles.at(-1)!.queue;
+
+  /**
+   * Single messages bound for the top rung, sent as groups of those turned away at the same
+   * moment. A backlog that came back one by one, such as a slow host's, then waits as a few
+   * messages and comes back together. One by one, hundreds came back at once every time, and
+   * each went round the broker and the database again.
+   */
+  const topRungGroups = statementBatches(
+    async (members: ReadonlyArray<{ id: string; headers: Record<string, unknown> }>) => {
+      // Two copies of one message are one member: a group names each delivery once.
+      const byHeaders = new Map<string, { headers: Record<string, unknown>; ids: Set<string> }>();
+      for (const { id, headers } of members) {
+        const key = JSON.stringify(headers);
+        const together = byHeaders.get(key) ?? { headers, ids: new Set<string>() };
+        together.ids.add(id);
+        byHeaders.set(key, together);
+      }
+      const failed = new Map<string, Error>();
+      await Promise.all(
+        [...byHeaders.values()].flatMap(({ headers, ids }) =>
+          deliveryGroupsOf([...ids]).map((group) =>
+            options.publisher.sendToQueue(queues.throttleGroups.queue, group, { headers }).catch((error: unknown) => {
+              for (const id of group.delivery_ids) failed.set(id, error instanceof Error ? error : new Error(String(error)));
+            }),
+          ),
+        ),
+      );
+      return members.map(({ id }) => failed.get(id));
+    },
+    { maxBatchSize: DELIVERY_GROUP_LIMIT },
+  );
 
   /** Attempts one delivery the message names; answers where it goes to wait instead, if it does. */
   async function take(deliveryId: string, raw: ConsumeMessage): Promise<HandOff | undefined> {
@@ -223,7 +256,9 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
       contract: deliveryMessageContract,
       handle: async (message, raw) => {
         const onward = await take(message.delivery_id, raw);
-        if (onward) await options.publisher.sendToQueue(onward.queue, message, { messageId: message.delivery_id, headers: onward.headers });
+        if (!onward) return;
+        if (onward.queue === topRung) await topRungGroups.load({ id: message.delivery_id, headers: onward.headers });
+        else await options.publisher.sendToQueue(onward.queue, message, { messageId: message.delivery_id, headers: onward.headers });
       },
     }),
     // A group holds up to DELIVERY_GROUP_LIMIT attempts: a few at a time are plenty.
