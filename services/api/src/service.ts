@@ -82,6 +82,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<ApiSe
   // A pool of its own: under a flood, counting requests never takes the connections requests need.
   const limitsPool = createPool({ connectionString: config.databaseUrl, logger, max: 4, connectTimeoutMs: 1000 });
   const limits = new RequestLimits(limitsPool, {
+    logger,
     authFailuresPerMinute: config.authFailureLimit,
     signUpsPerHour: config.signUpLimit,
     signInsPerAddressPerMinute: config.signInAddressLimit,

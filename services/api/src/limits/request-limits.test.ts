@@ -3,6 +3,7 @@ import express from 'express';
 import { createLogger } from '@feedback/logging';
 import { createMigratedTestDatabase, eventually } from '@feedback/test-support';
 import type { MigratedTestDatabase } from '@feedback/test-support';
+import pg from 'pg';
 import request from 'supertest';
 import winston from 'winston';
 import { migrateApiDatabase } from '../database.js';
@@ -103,6 +104,25 @@ describe('SharedLimit', () => {
     await database.pool.query("DELETE FROM api.rate_limits WHERE key LIKE 'memory-probe:%'");
     await expect(limit.take('flooder', 'no')).rejects.toMatchObject({ code: 'rate_limited' });
     await limit.take('someone else', 'no');
+  });
+});
+
+describe('SharedLimit, while its store does not answer', () => {
+  it('counts on in memory from the count the store last gave, not from zero, and says the store failed', async () => {
+    const store = new pg.Pool({ connectionString: database.url, max: 1 });
+    const failures: unknown[] = [];
+    const limit = new SharedLimit(store, { name: 'store-away-probe', points: 3, durationSeconds: 60 }, 4, (error) => failures.push(error));
+    await limit.take('known', 'no');
+    await limit.take('known', 'no');
+    await store.end();
+
+    // The store counted 2: one more is allowed in memory, then none.
+    await limit.take('known', 'no');
+    await expect(limit.take('known', 'no')).rejects.toMatchObject({ code: 'rate_limited' });
+    // A key the store never answered for starts from zero.
+    for (let n = 0; n < 3; n += 1) await limit.take('unknown', 'no');
+    await expect(limit.take('unknown', 'no')).rejects.toMatchObject({ code: 'rate_limited' });
+    expect(failures.length).toBeGreaterThanOrEqual(6);
   });
 });
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type pg from 'pg';
 import { isWellFormedPublicKey } from '@feedback/keys';
+import type { Logger } from '@feedback/logging';
 import { clientAddressKey } from './client-address.js';
 import { SharedLimit, tooManyRequests } from './shared-limit.js';
 
@@ -18,7 +19,12 @@ export interface RequestLimitsOptions {
   widgetRequestsPerAddressPerMinute: number;
   /** Widget requests per public key per minute, from every address together. */
   widgetRequestsPerKeyPerMinute: number;
+  /** Told, at most once a minute for each limit, that its store failed and counts are taken in memory. */
+  logger?: Logger;
 }
+
+/** The shortest time between two warnings that one limit's store failed. */
+const STORE_FAILURE_WARNING_MS = 60_000;
 
 /** An account's window of failed sign-ins. */
 const ACCOUNT_WINDOW_SECONDS = 15 * 60;
@@ -47,10 +53,18 @@ export class RequestLimits {
   private readonly widgetByKey: SharedLimit;
 
   constructor(pool: pg.Pool, options: RequestLimitsOptions) {
-    const limit = (name: string, points: number, durationSeconds: number) => new SharedLimit(pool, { name, points, durationSeconds });
+    const warned = new Map<string, number>();
+    const storeFailed = (name: string) => (error: unknown) => {
+      const now = Date.now();
+      if (now - (warned.get(name) ?? -Infinity) < STORE_FAILURE_WARNING_MS) return;
+      warned.set(name, now);
+      options.logger?.warn("a request limit's store did not answer: each instance counts it alone in memory", { limit: name, error: error instanceof Error ? error.message : String(error) });
+    };
+    const limit = (name: string, points: number, durationSeconds: number) => new SharedLimit(pool, { name, points, durationSeconds }, points + 1, storeFailed(name));
     // Their counts are given back once a request turns out no guess. Refused from memory only at
     // three times the limit: a flood, not a burst of honest requests sent at the same moment.
-    const failureLimit = (name: string) => new SharedLimit(pool, { name, points: options.authFailuresPerMinute, durationSeconds: 60 }, options.authFailuresPerMinute * 3);
+    const failureLimit = (name: string) =>
+      new SharedLimit(pool, { name, points: options.authFailuresPerMinute, durationSeconds: 60 }, options.authFailuresPerMinute * 3, storeFailed(name));
     this.apiFailures = failureLimit('auth-failures-api');
     this.dashboardFailures = failureLimit('auth-failures-dashboard');
     this.signUps = limit('sign-ups', options.signUpsPerHour, 3600);

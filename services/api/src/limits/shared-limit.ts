@@ -15,16 +15,30 @@ export function tooManyRequests(msBeforeNext: number, message: string): ApiError
   return new ApiError('rate_limited', message, {}, { 'Retry-After': String(Math.max(1, Math.ceil(msBeforeNext / 1000))) });
 }
 
+/** What the store last answered for a key: its count, and when its window ends. */
+interface SeenCount {
+  consumed: number;
+  resetAt: number;
+}
+
+/** Keys whose last count an instance keeps, for when the store does not answer. */
+const SEEN_KEYS_MAX = 10_000;
+
 /**
  * A limit counted in PostgreSQL (`api.rate_limits`, rate-limiter-flexible's store), so that N api
  * instances give one client the allowance once, not N times. Counted before the work: requests
- * sent at the same moment cannot all slip into one window. While the database does not answer,
- * each instance counts alone in memory (the library's insurance limiter), rather than refuse or
- * let through everyone. A key past its limit is refused from this instance's memory until its
- * window ends, so a flood costs no query per request.
+ * sent at the same moment cannot all slip into one window. A key past its limit is refused from
+ * this instance's memory until its window ends, so a flood costs no query per request.
+ *
+ * While the store does not answer, each instance counts alone in memory, rather than refuse or
+ * let through everyone. It goes on from the count the store last gave it for the key, not from
+ * zero. From zero, a flood whose first queries timed out on the busy pool got a second allowance.
  */
 export class SharedLimit {
   private readonly limiter: RateLimiterPostgres;
+  /** Counts keys the store never answered for, while it does not answer. */
+  private readonly memory: RateLimiterMemory;
+  private readonly seen = new Map<string, SeenCount>();
 
   constructor(
     pool: pg.Pool,
@@ -36,6 +50,8 @@ export class SharedLimit {
      * the limit's points plus one.
      */
     memoryBlockAfter = rule.points + 1,
+    /** Told each time the store fails and the count is taken in memory. */
+    private readonly onStoreFailure: (error: unknown) => void = () => undefined,
   ) {
     this.limiter = new RateLimiterPostgres({
       storeClient: pool,
@@ -48,11 +64,11 @@ export class SharedLimit {
       keyPrefix: rule.name,
       points: rule.points,
       duration: rule.durationSeconds,
-      insuranceLimiter: new RateLimiterMemory({ keyPrefix: rule.name, points: rule.points, duration: rule.durationSeconds }),
       // A key past its limit is refused from memory until its window ends: a flood from it costs
       // this instance no query per request.
       inMemoryBlockOnConsumed: memoryBlockAfter,
     });
+    this.memory = new RateLimiterMemory({ keyPrefix: rule.name, points: rule.points, duration: rule.durationSeconds });
   }
 
   /** Counts one request for `key`; past the limit, throws 429 `rate_limited` with Retry-After. */
@@ -63,27 +79,65 @@ export class SharedLimit {
 
   /** Counts one request for `key`: whether it is within the limit, the count so far, and when the window ends. */
   async count(key: string): Promise<{ allowed: boolean; consumed: number; msBeforeNext: number }> {
+    let answer: RateLimiterRes;
+    let allowed = true;
     try {
-      const counted = await this.limiter.consume(key);
-      return { allowed: true, consumed: counted.consumedPoints, msBeforeNext: counted.msBeforeNext };
+      answer = await this.limiter.consume(key);
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return { allowed: false, consumed: rejection.consumedPoints, msBeforeNext: rejection.msBeforeNext };
-      throw rejection;
+      if (!(rejection instanceof RateLimiterRes)) return this.countInMemory(key, rejection);
+      answer = rejection;
+      allowed = false;
     }
+    // A refusal from memory carries no count: the one noted before stands.
+    if (answer.consumedPoints > 0) this.note(key, answer);
+    return { allowed, consumed: answer.consumedPoints, msBeforeNext: answer.msBeforeNext };
   }
 
   /** Takes back a request `take` counted, once it turned out not to count (a key that authenticated). */
   async giveBack(key: string): Promise<void> {
     await this.limiter.reward(key, 1).catch(() => undefined);
+    const seen = this.seen.get(key);
+    if (seen && seen.consumed > 0) seen.consumed -= 1;
   }
 
   /** Starts the key's count again (an account signed in). */
   async reset(key: string): Promise<void> {
+    this.seen.delete(key);
     await this.limiter.delete(key).catch(() => undefined);
+    await this.memory.delete(key);
   }
 
   /** Refuses the key for `seconds`, whatever its count. */
   async block(key: string, seconds: number): Promise<void> {
-    await this.limiter.block(key, seconds);
+    try {
+      await this.limiter.block(key, seconds);
+    } catch (error) {
+      this.onStoreFailure(error);
+      await this.memory.block(key, seconds);
+    }
+  }
+
+  private note(key: string, answer: RateLimiterRes): void {
+    this.seen.delete(key);
+    if (this.seen.size >= SEEN_KEYS_MAX) this.seen.delete(this.seen.keys().next().value!);
+    this.seen.set(key, { consumed: answer.consumedPoints, resetAt: Date.now() + answer.msBeforeNext });
+  }
+
+  /** The store failed: this instance counts on from what it saw of the key, or alone from zero. */
+  private async countInMemory(key: string, error: unknown): Promise<{ allowed: boolean; consumed: number; msBeforeNext: number }> {
+    this.onStoreFailure(error);
+    const seen = this.seen.get(key);
+    const now = Date.now();
+    if (seen && seen.resetAt > now) {
+      seen.consumed += 1;
+      return { allowed: seen.consumed <= this.rule.points, consumed: seen.consumed, msBeforeNext: seen.resetAt - now };
+    }
+    try {
+      const counted = await this.memory.consume(key);
+      return { allowed: true, consumed: counted.consumedPoints, msBeforeNext: counted.msBeforeNext };
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return { allowed: false, consumed: rejection.consumedPoints, msBeforeNext: rejection.msBeforeNext };
+      throw rejection;
+    }
   }
 }
