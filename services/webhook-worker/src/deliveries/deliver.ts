@@ -112,17 +112,18 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
         together.ids.add(id);
         byHeaders.set(key, together);
       }
+      // By headers and id: a delivery whose group went is not failed by another copy's group.
       const failed = new Map<string, Error>();
       await Promise.all(
-        [...byHeaders.values()].flatMap(({ headers, ids }) =>
+        [...byHeaders].flatMap(([key, { headers, ids }]) =>
           deliveryGroupsOf([...ids]).map((group) =>
             options.publisher.sendToQueue(queues.throttleGroups.queue, group, { headers }).catch((error: unknown) => {
-              for (const id of group.delivery_ids) failed.set(id, error instanceof Error ? error : new Error(String(error)));
+              for (const id of group.delivery_ids) failed.set(`${key}\n${id}`, error instanceof Error ? error : new Error(String(error)));
             }),
           ),
         ),
       );
-      return members.map(({ id }) => failed.get(id));
+      return members.map(({ id, headers }) => failed.get(`${JSON.stringify(headers)}\n${id}`));
     },
     { maxBatchSize: DELIVERY_GROUP_LIMIT },
   );
@@ -257,7 +258,9 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
       handle: async (message, raw) => {
         const onward = await take(message.delivery_id, raw);
         if (!onward) return;
-        if (onward.queue === topRung) await topRungGroups.load({ id: message.delivery_id, headers: onward.headers });
+        // Only one that climbed there: with a single throttle delay, the top rung is the first too.
+        const climbedToTop = onward.queue === topRung && Number(onward.headers[THROTTLED_HEADER]) >= queues.throttles.length;
+        if (climbedToTop) await topRungGroups.load({ id: message.delivery_id, headers: onward.headers });
         else await options.publisher.sendToQueue(onward.queue, message, { messageId: message.delivery_id, headers: onward.headers });
       },
     }),

@@ -110,7 +110,8 @@ const EXISTING_SQL = `
  * retries confirmed, so a worker that dies meanwhile leaves the event, and the attempts not yet
  * recorded, to another. A first attempt for a struggling endpoint, or a busy one that would keep it
  * waiting more than a moment, goes through the deliver queue instead, so one slow endpoint does
- * not hold events the others are waiting for.
+ * not hold events the others are waiting for. At a slow host with no place left for it, it waits
+ * on the top rung instead, with the event's others like it.
  */
 export class FanOut {
   /** Events of apps with few endpoints: most apps, most events. */
@@ -118,7 +119,8 @@ export class FanOut {
   /**
    * Events whose app's latest of the same name made LARGE_FAN_OUT deliveries or more. Their statements
    * write hundreds of rows each, so they run apart, one at a time, a few events each. Another
-   * team's event then never shares a statement with them, nor waits for one of theirs to end.
+   * team's event then never shares a statement with them, nor waits behind one for a statement
+   * slot. It may still wait at the broker while such events fill the consumer's prefetch.
    */
   private readonly large: DataLoader<DomainEvent, EventDeliveries>;
   /** Deliveries made by each app's latest event of each name, by `app:event`: they pick the next one's lane. */
@@ -160,8 +162,9 @@ export class FanOut {
           }
           if (await attempts.make(delivery, 1, { manual: false, redelivered, fromEvent: true })) return;
           this.options.metrics.handedOff.inc();
-          // Past its tenant's share of a slow host: straight to the longest wait, not round the
-          // deliver queue first, in one message with the event's others like it (below).
+          // Past its tenant's share of a slow host, or its endpoint struggling there with no place
+          // left: straight to the longest wait, not round the deliver queue first, in one message
+          // with the event's others like it (below).
           if (!attempts.stopped && (attempts.wasBeyondShareOfSlowHost(delivery) || this.slowHostIsTaken(delivery, handedOnTo))) waitingLongest.push(delivery.id);
           else await this.handOn(delivery.id, false);
           return;

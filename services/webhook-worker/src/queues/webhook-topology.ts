@@ -57,9 +57,10 @@ export function webhookQueueNames(
     /** Where a message waits when its endpoint already has enough attempts in flight: a ladder of rising waits. */
     throttles: throttleDelaysMs.map((delay) => ({ delay, queue: named(`webhooks.throttle.${delay}ms`) })),
     /**
-     * Groups of attempts past their tenant's share of a slow host wait on the top rung in a queue
-     * of their own, and come back to a deliver queue of their own. A worker of an earlier release
-     * reads neither, so it never takes a group it could not read.
+     * Groups of attempts wait on the top rung in a queue of their own: those of one event at a
+     * slow host, and those the deliver queue's consumer sends there at the same moment. They come
+     * back to a deliver queue of their own. A worker of an earlier release reads neither, so it
+     * never takes a group it could not read.
      */
     deliverGroups: named('webhooks.deliver-groups'),
     throttleGroups: { delay: throttleDelaysMs.at(-1)!, queue: named(`webhooks.throttle-groups.${throttleDelaysMs.at(-1)!}ms`) },
