@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { clientOf } from '../limits/request-limits.js';
-import type { Counted, SharedLimit } from '../limits/shared-limit.js';
+import type { SharedLimit } from '../limits/shared-limit.js';
 
 export interface FailureRateLimitOptions {
   /**
@@ -27,9 +27,8 @@ export function failureRateLimit(failures: SharedLimit, options: FailureRateLimi
   return async (request, response, next) => {
     if (options.notAGuess?.(request)) return next();
     const client = clientOf(request);
-    let counted: Counted;
     try {
-      counted = await failures.take(client, 'Too many failed authentication attempts. Wait before retrying.');
+      await failures.take(client, 'Too many failed authentication attempts. Wait before retrying.');
     } catch (error) {
       return next(error);
     }
@@ -39,7 +38,7 @@ export function failureRateLimit(failures: SharedLimit, options: FailureRateLimi
     // request is no guess.
     response.on('close', () => {
       const failed = response.headersSent && response.statusCode === 401;
-      if (!failed || options.notAGuess?.(request)) void failures.giveBack(client, counted);
+      if (!failed || options.notAGuess?.(request)) void failures.giveBack(client);
     });
     next();
   };

@@ -54,11 +54,11 @@ export class RequestLimits {
 
   constructor(pool: pg.Pool, options: RequestLimitsOptions) {
     const warned = new Map<string, number>();
-    const storeFailed = (name: string) => (error: unknown) => {
+    const storeFailed = (name: string) => () => {
       const now = Date.now();
       if (now - (warned.get(name) ?? -Infinity) < STORE_FAILURE_WARNING_MS) return;
       warned.set(name, now);
-      options.logger?.warn("a request limit's store did not answer: each instance counts it alone in memory", { limit: name, error: error instanceof Error ? error.message : String(error) });
+      options.logger?.warn("a request limit's store did not answer: each instance counts it alone in memory", { limit: name });
     };
     const limit = (name: string, points: number, durationSeconds: number) => new SharedLimit(pool, { name, points, durationSeconds }, points + 1, storeFailed(name));
     // Their counts are given back once a request turns out no guess. Refused from memory only at

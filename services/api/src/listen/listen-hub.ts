@@ -100,7 +100,7 @@ export class ListenHub {
     if (!match || !this.options.served) throw new ApiError('not_found', 'No WebSocket is served here.');
     if (this.stopped) throw new ApiError('service_unavailable', 'This server is stopping. Connect again.', {}, { 'Retry-After': '1' });
     const client = clientAddressKey(this.options.clientAddressOf(request));
-    const counted = await this.options.failures.take(client, 'Too many failed authentication attempts. Wait before retrying.');
+    await this.options.failures.take(client, 'Too many failed authentication attempts. Wait before retrying.');
     let failed = true;
     try {
       const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
@@ -130,7 +130,7 @@ export class ListenHub {
         socketOpen.close(1011, 'internal_error');
       });
     } finally {
-      if (!failed) void this.options.failures.giveBack(client, counted);
+      if (!failed) void this.options.failures.giveBack(client);
     }
   }
 
