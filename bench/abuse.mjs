@@ -371,29 +371,22 @@ async function slowTenant(bench) {
   /** Where the slowest 1% of the healthy team's deliveries spent their time, averaged: relay, fan-out, to the attempt, the request. */
   async function stagesOf(ids) {
     const { rows } = await writer.query(
-      `SELECT avg(extract(epoch FROM o.published_at - (d.payload ->> 'created_at')::timestamptz) * 1000) AS relay,
-              avg(extract(epoch FROM d.created_at - o.published_at) * 1000) AS fan_out,
-              avg(extract(epoch FROM a.started_at - d.created_at) * 1000) AS to_attempt,
-              avg(a.duration_ms) AS request
+      `SELECT to_char(o.published_at, 'SS.MS') AS at,
+              extract(epoch FROM o.published_at - (d.payload ->> 'created_at')::timestamptz) * 1000 AS relay,
+              extract(epoch FROM d.created_at - o.published_at) * 1000 AS fan_out,
+              extract(epoch FROM a.started_at - d.created_at) * 1000 AS to_attempt,
+              a.duration_ms AS request
        FROM webhooks.deliveries d JOIN webhooks.delivery_attempts a ON a.delivery_id = d.id AND a.number = 1
        JOIN api.outbox_events o ON o.event_id = d.event_id
-       WHERE d.id = ANY($1::uuid[])`,
+       WHERE d.id = ANY($1::uuid[]) ORDER BY o.published_at`,
       [ids],
     );
+    const stages = ['relay', 'fan_out', 'to_attempt', 'request'];
     if (process.env.BENCH_STAGES_EACH) {
-      const each = await writer.query(
-        `SELECT to_char(o.published_at, 'SS.MS') AS at, round(extract(epoch FROM o.published_at - (d.payload ->> 'created_at')::timestamptz) * 1000) AS relay,
-                round(extract(epoch FROM d.created_at - o.published_at) * 1000) AS fan_out,
-                round(extract(epoch FROM a.started_at - d.created_at) * 1000) AS to_attempt, a.duration_ms AS request
-         FROM webhooks.deliveries d JOIN webhooks.delivery_attempts a ON a.delivery_id = d.id AND a.number = 1
-         JOIN api.outbox_events o ON o.event_id = d.event_id WHERE d.id = ANY($1::uuid[]) ORDER BY o.published_at`,
-        [ids],
-      );
-      console.log(each.rows.map((row) => JSON.stringify(row)).join('\n'));
+      for (const row of rows) console.log(JSON.stringify({ at: row.at, ...Object.fromEntries(stages.map((stage) => [stage, Math.round(Number(row[stage]))])) }));
     }
-    const mean = (value) => `${Math.round(Number(value))} ms`;
-    const t = rows[0];
-    return `relay ${mean(t.relay)}, fan-out ${mean(t.fan_out)}, to attempt ${mean(t.to_attempt)}, request ${mean(t.request)}`;
+    const mean = (stage) => `${Math.round(rows.reduce((sum, row) => sum + Number(row[stage]), 0) / Math.max(1, rows.length))} ms`;
+    return `relay ${mean('relay')}, fan-out ${mean('fan_out')}, to attempt ${mean('to_attempt')}, request ${mean('request')}`;
   }
 
   async function healthyLatencies(withCrowd) {

@@ -85,6 +85,27 @@ function attemptOf(raw: ConsumeMessage): { number: number; manual: boolean; give
 /** Members of a group taken at once. */
 const GROUP_TURN = 32;
 
+/** Deliveries bound for one group queue with the same headers: one group message, each named once. */
+interface Gathered {
+  queue: string;
+  headers: Record<string, unknown>;
+  ids: Set<string>;
+}
+
+const gatheredKey = (queue: string, headers: Record<string, unknown>) => `${queue}\n${JSON.stringify(headers)}`;
+
+/** Deliveries gathered by queue and headers, under gatheredKey. */
+function gather(members: Iterable<{ queue: string; id: string; headers: Record<string, unknown> }>): Map<string, Gathered> {
+  const together = new Map<string, Gathered>();
+  for (const { queue, id, headers } of members) {
+    const key = gatheredKey(queue, headers);
+    const gathered = together.get(key) ?? { queue, headers, ids: new Set<string>() };
+    gathered.ids.add(id);
+    together.set(key, gathered);
+  }
+  return together;
+}
+
 /**
  * Consumes the deliver queue: retries (back from their TTL queues), redeliveries by hand, and
  * first attempts that a domain event's handler did not make itself (see FanOut). Each message
@@ -104,26 +125,20 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
    */
   const topRungGroups = statementBatches(
     async (members: ReadonlyArray<{ id: string; headers: Record<string, unknown> }>) => {
-      // Two copies of one message are one member: a group names each delivery once.
-      const byHeaders = new Map<string, { headers: Record<string, unknown>; ids: Set<string> }>();
-      for (const { id, headers } of members) {
-        const key = JSON.stringify(headers);
-        const together = byHeaders.get(key) ?? { headers, ids: new Set<string>() };
-        together.ids.add(id);
-        byHeaders.set(key, together);
-      }
-      // By headers and id: a delivery whose group went is not failed by another copy's group.
+      const queue = queues.throttleGroups.queue;
+      // Two copies of one message are one member. A failure is kept by headers and id: a delivery
+      // whose group went is not failed by another copy's group.
       const failed = new Map<string, Error>();
       await Promise.all(
-        [...byHeaders].flatMap(([key, { headers, ids }]) =>
+        [...gather(members.map((member) => ({ queue, ...member })))].flatMap(([key, { headers, ids }]) =>
           deliveryGroupsOf([...ids]).map((group) =>
-            options.publisher.sendToQueue(queues.throttleGroups.queue, group, { headers }).catch((error: unknown) => {
+            options.publisher.sendToQueue(queue, group, { headers }).catch((error: unknown) => {
               for (const id of group.delivery_ids) failed.set(`${key}\n${id}`, error instanceof Error ? error : new Error(String(error)));
             }),
           ),
         ),
       );
-      return members.map(({ id, headers }) => failed.get(`${JSON.stringify(headers)}\n${id}`));
+      return members.map(({ id, headers }) => failed.get(`${gatheredKey(queue, headers)}\n${id}`));
     },
     { maxBatchSize: DELIVERY_GROUP_LIMIT },
   );
@@ -208,7 +223,7 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
     }
     const failures = outcomes.filter((outcome) => outcome.status === 'rejected');
     if (failures.length === ids.length) throw failures[0]!.reason;
-    const together = new Map<string, { queue: string; headers: Record<string, unknown>; ids: string[] }>();
+    const grouped: Array<{ queue: string; id: string; headers: Record<string, unknown> }> = [];
     const sends: Array<() => Promise<void>> = [];
     outcomes.forEach((outcome, n) => {
       const id = ids[n]!;
@@ -226,13 +241,10 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
         sends.push(() => options.publisher.sendToQueue(queue, { delivery_id: id }, { messageId: id, headers }));
         return;
       }
-      const key = `${groupQueue}\n${JSON.stringify(onward.headers)}`;
-      const members = together.get(key) ?? { queue: groupQueue, headers: onward.headers, ids: [] };
-      members.ids.push(id);
-      together.set(key, members);
+      grouped.push({ queue: groupQueue, id, headers: onward.headers });
     });
-    for (const { queue, headers, ids: members } of together.values()) {
-      for (const next of deliveryGroupsOf(members)) sends.push(() => options.publisher.sendToQueue(queue, next, { headers }));
+    for (const { queue, headers, ids: members } of gather(grouped).values()) {
+      for (const next of deliveryGroupsOf([...members])) sends.push(() => options.publisher.sendToQueue(queue, next, { headers }));
     }
     // A send that failed sends the group back: members already sent may then go twice, which the
     // attempt count makes harmless.
