@@ -34,24 +34,24 @@ describe('ApiInstancePresence', () => {
     const rpc = new RpcClient(broker, quiet, { names, timeoutMs: 2000 });
     // No authority has declared its queue on this broker yet.
     const presence = new ApiInstancePresence(rpc, logger, 60_000, 100);
+    let authority: ReturnType<typeof serveRpc> | undefined;
     try {
       await eventually(() => (lines.length > 0 ? true : undefined), { what: 'the first registration to fail' });
       expect(lines[0]).toEqual({ level: 'info', message: 'waiting for the authority to start; keys are checked once it answers' });
       expect(presence.trustedUntil).toBe(Number.NEGATIVE_INFINITY);
-      const authority = serveRpc(broker, quiet, {
+      authority = serveRpc(broker, quiet, {
         service: 'authority',
         lane: 'hot',
         names,
         handlers: { 'authority.registerApiInstance': async () => ({ lease_until: new Date(Date.now() + 60_000).toISOString() }) },
       });
-      try {
-        await eventually(() => (presence.trustedUntil > Date.now() ? true : undefined), { what: 'the lease' });
-      } finally {
-        await authority.stop();
-      }
+      await eventually(() => (presence.trustedUntil > Date.now() ? true : undefined), { what: 'the lease' });
       expect(lines.filter((line) => line.level !== 'info')).toEqual([]);
     } finally {
+      // Stopped while its authority still answers: its unregistration would otherwise wait in the
+      // queue, and reach the next test's authority first.
       await presence.stop();
+      await authority?.stop();
       await rpc.close();
     }
   });
