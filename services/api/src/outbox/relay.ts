@@ -28,29 +28,38 @@ export interface OutboxRelayOptions {
 export const RELAY_LOCK = 0x6f7574626f78; // "outbox"
 
 /**
+ * The claim: stamps up to `batchSize` events, found by walking the unpublished-events index in
+ * position order. The positions are gathered first, once, into an array; the stamp then looks
+ * each one up. A join of the two scans could be planned as a loop over the whole backlog, each
+ * turn walking the index again: statistics taken while nothing waited said the backlog was empty.
+ */
+export const claimStatement = (batchSize: number) => `
+  WITH claimed AS (
+    UPDATE api.outbox_events o SET published_at = now()
+    -- The lock is tried once, as an InitPlan: without it the batch is empty.
+    WHERE o.position = ANY (ARRAY(
+            SELECT position FROM api.outbox_events
+            WHERE published_at IS NULL AND (SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}))
+            ORDER BY position
+            LIMIT ${batchSize}))
+      -- Re-checked on a row another relay stamped after this statement's snapshot: skipped.
+      AND o.published_at IS NULL
+    RETURNING o.position, o.event_id, o.event_type, o.payload::text AS payload
+  )
+  SELECT * FROM claimed ORDER BY position`;
+
+/**
  * Opens the batch's transaction, then claims and stamps up to `batchSize` events in one round trip;
  * the stamp commits only once the broker has confirmed the batch, else the events wait. The planner
  * settings keep the claim on the unpublished-events index, in position order, the order an erasure
  * locks in: why, and what each setting saves, is in docs/decisions.md ("The delivery hot path").
  */
-const claimSql = (batchSize: number) => `
-  BEGIN;
+export const CLAIM_SETTINGS = `
   SET LOCAL synchronous_commit = off;
   SET LOCAL enable_bitmapscan = off;
   SET LOCAL enable_seqscan = off;
-  SET LOCAL enable_hashjoin = off;
-  WITH claimed AS (
-    UPDATE api.outbox_events o SET published_at = now()
-    -- The lock is tried once, as an InitPlan: without it the batch is empty.
-    FROM (SELECT position FROM api.outbox_events
-          WHERE published_at IS NULL AND (SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}))
-          ORDER BY position
-          LIMIT ${batchSize}) AS next
-    -- Re-checked on a row another relay stamped after this statement's snapshot: skipped.
-    WHERE o.position = next.position AND o.published_at IS NULL
-    RETURNING o.position, o.event_id, o.event_type, o.payload::text AS payload
-  )
-  SELECT * FROM claimed ORDER BY position`;
+  SET LOCAL enable_hashjoin = off;`;
+const claimSql = (batchSize: number) => `BEGIN;${CLAIM_SETTINGS}${claimStatement(batchSize)}`;
 
 /**
  * Publishes outbox events to `domain.events` in the order they were written, each confirmed by
