@@ -59,6 +59,10 @@ const env = {
   PER_ENDPOINT_CONCURRENCY: '64',
   // One team stands for the many of production, so its rate is not the bound measured here.
   TEAM_DELIVERY_RATE: '100000',
+  // One receiver at one host stands for the many hosts of production too, so neither the host's
+  // cap nor the team's share bounds a worker below the 64 requests in flight of the bare loop. A
+  // slow receiver keeps both: there the host's cap is what two workers double.
+  ...(slowReceiver ? {} : { PER_HOST_CONCURRENCY: process.env.DELIVERY_PREFETCH ?? '64', PER_TEAM_CONCURRENCY: process.env.DELIVERY_PREFETCH ?? '64' }),
   // The worker's own settings may be tried from the command line, e.g. DELIVERY_PREFETCH=128.
   ...Object.fromEntries(['EVENT_PREFETCH', 'DELIVERY_PREFETCH', 'PER_ENDPOINT_CONCURRENCY', 'PER_HOST_CONCURRENCY', 'PER_TEAM_CONCURRENCY', 'TEAM_DELIVERY_RATE', 'RECORD_GATHER_MS'].filter((name) => process.env[name]).map((name) => [name, process.env[name]])),
 };

@@ -70,6 +70,19 @@ describe('AttemptStore.record', () => {
     expect(await stateOf(id)).toEqual({ status: 'delivered', attempts: 2, last_response_code: 204, log: [[1, 500], [2, 204]] });
   });
 
+  it('records what a receiver said even when PostgreSQL could not store it as given, with the rest of its statement', async () => {
+    const [strange, plain] = [await delivery(), await delivery()];
+    // A NUL in an error, and half of an emoji's surrogate pair in the start of an answer.
+    const odd = { ...outcome(strange, 1, 502, 'retrying'), error: 'reset\0by peer', responseBodyStart: 'oops \uD83D', requestHeaders: { 'webhook-id': strange } };
+    expect(await Promise.all([store.record(odd), store.record(outcome(plain, 1, 204, 'delivered'))])).toEqual([true, true]);
+    const { rows } = await pool.query<{ error: string; response_body_start: string; request_headers: unknown }>(
+      'SELECT error, response_body_start, request_headers FROM webhooks.delivery_attempts WHERE delivery_id = $1',
+      [strange],
+    );
+    expect(rows).toEqual([{ error: 'reset\uFFFDby peer', response_body_start: 'oops \uFFFD', request_headers: { 'webhook-id': strange } }]);
+    expect(await stateOf(plain)).toMatchObject({ status: 'delivered', attempts: 1 });
+  });
+
   it('changes nothing for a second copy of an attempt that failed, so no second retry follows it', async () => {
     const id = await delivery();
     expect(await store.record(outcome(id, 1, 500, 'retrying'))).toBe(true);

@@ -74,8 +74,8 @@ const RECORDABLE = `d.status <> 'withheld' AND (
     )`;
 const RECORD_SQL = `
   WITH given AS (
-    SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bool[], $10::text[], $11::text[])
-      WITH ORDINALITY AS o(delivery_id, number, started_at, duration_ms, response_code, error, response_body_start, status, manual, request_url, request_headers, position)
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(delivery_id uuid, number int, started_at timestamptz, duration_ms int, response_code int,
+      error text, response_body_start text, status text, manual bool, request_url text, request_headers jsonb, position int)
   ), outcome AS (
     SELECT DISTINCT ON (o.delivery_id) o.*
     FROM given o JOIN webhooks.deliveries d ON d.id = o.delivery_id
@@ -90,20 +90,23 @@ const RECORD_SQL = `
     RETURNING o.*, d.endpoint_id
   ), logged AS (
     INSERT INTO webhooks.delivery_attempts (id, delivery_id, number, started_at, duration_ms, response_code, error, response_body_start, request_url, request_headers)
-    SELECT gen_random_uuid(), delivery_id, number, started_at, duration_ms, response_code, error, response_body_start, request_url, request_headers::jsonb FROM updated
+    SELECT gen_random_uuid(), delivery_id, number, started_at, duration_ms, response_code, error, response_body_start, request_url, request_headers FROM updated
     ON CONFLICT (delivery_id, number) DO UPDATE SET started_at = excluded.started_at, duration_ms = excluded.duration_ms,
       response_code = excluded.response_code, error = excluded.error, response_body_start = excluded.response_body_start,
       request_url = excluded.request_url, request_headers = excluded.request_headers
   )
   SELECT position, endpoint_id, status = 'delivered' AS delivered, started_at FROM updated`;
 
+/** A UTF-16 surrogate without its pair: JSON carries it, and PostgreSQL's jsonb refuses it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 /**
  * Text from a receiver (the start of its answer, an error naming its certificate) as PostgreSQL
- * can store it: text cannot hold a NUL character, and one would fail the whole statement, every
- * attempt recorded with it, and the message again each time it came back.
+ * can store it: text cannot hold a NUL character, nor jsonb a lone surrogate. Either would fail
+ * the whole statement, every attempt recorded with it, and the message again each time it came back.
  */
 function storableText(text: string | null): string | null {
-  return text === null || !text.includes('\0') ? text : text.replaceAll('\0', '\uFFFD');
+  return text === null ? null : text.replaceAll('\0', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD');
 }
 
 /**
@@ -218,21 +221,27 @@ export class AttemptStore {
   }
 
   private async recordMany(outcomes: readonly AttemptOutcome[]): Promise<boolean[]> {
-    const column = <K extends keyof AttemptOutcome>(key: K) => outcomes.map((outcome) => outcome[key]);
-    const textColumn = (key: 'error' | 'responseBodyStart') => outcomes.map((outcome) => storableText(outcome[key]));
-    const { rows } = await this.pool.query<{ position: string; endpoint_id: string; delivered: boolean; started_at: Date }>({ name: 'record-attempts', text: RECORD_SQL, values: [
-      column('deliveryId'),
-      column('number'),
-      column('startedAt'),
-      column('durationMs'),
-      column('responseCode'),
-      textColumn('error'),
-      textColumn('responseBodyStart'),
-      column('status'),
-      column('manual'),
-      outcomes.map((outcome) => outcome.requestUrl ?? null),
-      outcomes.map((outcome) => (outcome.requestHeaders ? JSON.stringify(outcome.requestHeaders) : null)),
-    ] });
+    // One JSON document rather than a text array per column: JSON.stringify is native, and pg
+    // escapes every element of an array parameter in JavaScript.
+    const given = outcomes.map((outcome, index) => ({
+      delivery_id: outcome.deliveryId,
+      number: outcome.number,
+      started_at: outcome.startedAt,
+      duration_ms: outcome.durationMs,
+      response_code: outcome.responseCode,
+      error: storableText(outcome.error),
+      response_body_start: storableText(outcome.responseBodyStart),
+      status: outcome.status,
+      manual: outcome.manual,
+      request_url: outcome.requestUrl ?? null,
+      request_headers: outcome.requestHeaders ?? null,
+      position: index + 1,
+    }));
+    const { rows } = await this.pool.query<{ position: number; endpoint_id: string; delivered: boolean; started_at: Date }>({
+      name: 'record-attempts',
+      text: RECORD_SQL,
+      values: [JSON.stringify(given)],
+    });
     this.options.onRecorded?.(rows.map((row) => ({ endpointId: row.endpoint_id, delivered: row.delivered, startedAt: row.started_at })));
     const tookEffect = new Set(rows.map((row) => Number(row.position)));
     return outcomes.map((_, index) => tookEffect.has(index + 1));
