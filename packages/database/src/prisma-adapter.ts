@@ -46,12 +46,14 @@ function poolConfig(options: Pick<PoolOptions, 'connectionString' | 'max' | 'con
  * connection and opens another for the next query, so it is logged, not fatal.
  */
 export function createPool(options: Omit<PoolOptions, 'schema'> & { logger: Logger }): pg.Pool {
-  const pool = new pg.Pool(poolConfig(options));
-  pool.on('error', (error) => options.logger.warn('database connection closed while idle; the next query opens another', { error: error.message }));
-  // Queued before any other query of the connection, so every statement runs after it.
-  pool.on('connect', (client) => {
-    client.query(GENERIC_PLANS_SQL).catch((error: Error) => options.logger.warn('prepared statements keep planning each run on this connection', { error: error.message }));
+  const pool = new pg.Pool({
+    ...poolConfig(options),
+    // Awaited before the connection serves its first query.
+    onConnect: async (client) => {
+      await client.query(GENERIC_PLANS_SQL).catch((error: Error) => options.logger.warn('prepared statements keep planning each run on this connection', { error: error.message }));
+    },
   });
+  pool.on('error', (error) => options.logger.warn('database connection closed while idle; the next query opens another', { error: error.message }));
   return pool;
 }
 

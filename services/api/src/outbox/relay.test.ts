@@ -232,6 +232,7 @@ describe('OutboxRelay', () => {
       { timeoutMs: 5000, what: 'the published events\' index entries to be marked dead' },
     );
   });
+
   it('claims from a backlog its statistics never saw in one walk of the index, not one walk per waiting event', async () => {
     // Statistics taken while every event was published, as before a broker outage: then thousands wait.
     await pool.query('DELETE FROM api.outbox_events');

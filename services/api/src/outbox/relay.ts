@@ -49,16 +49,20 @@ export const claimStatement = (batchSize: number) => `
   SELECT * FROM claimed ORDER BY position`;
 
 /**
- * Opens the batch's transaction, then claims and stamps up to `batchSize` events in one round trip;
- * the stamp commits only once the broker has confirmed the batch, else the events wait. The planner
- * settings keep the claim on the unpublished-events index, in position order, the order an erasure
- * locks in: why, and what each setting saves, is in docs/decisions.md ("The delivery hot path").
+ * The claim's planner settings: they keep it on the unpublished-events index, in position order,
+ * the order an erasure locks in. Why, and what each saves, is in docs/decisions.md ("The delivery
+ * hot path").
  */
 export const CLAIM_SETTINGS = `
   SET LOCAL synchronous_commit = off;
   SET LOCAL enable_bitmapscan = off;
   SET LOCAL enable_seqscan = off;
   SET LOCAL enable_hashjoin = off;`;
+
+/**
+ * Opens the batch's transaction, then claims and stamps up to `batchSize` events in one round trip;
+ * the stamp commits only once the broker has confirmed the batch, else the events wait.
+ */
 const claimSql = (batchSize: number) => `BEGIN;${CLAIM_SETTINGS}${claimStatement(batchSize)}`;
 
 /**
