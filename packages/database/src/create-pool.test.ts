@@ -28,19 +28,6 @@ describe('createPool', () => {
     }
   });
 
-  it('plans each named statement once per connection, whatever the length of its array', async () => {
-    const logger = { warn: () => undefined } as unknown as Logger;
-    const pool = createPool({ connectionString: postgresUrl, logger, max: 1 });
-    try {
-      const byIds = (ids: number[]) => pool.query({ name: 'generic-plan-check', text: 'SELECT count(*)::int AS n FROM generate_series(1, 100) AS g WHERE g = ANY ($1::int[])', values: [ids] });
-      for (let run = 1; run <= 8; run += 1) expect((await byIds([run])).rows).toEqual([{ n: 1 }]);
-      const { rows } = await pool.query<{ generic: string; custom: string }>("SELECT generic_plans::text AS generic, custom_plans::text AS custom FROM pg_prepared_statements WHERE name = 'generic-plan-check'");
-      expect(rows).toEqual([{ generic: '8', custom: '0' }]);
-    } finally {
-      await pool.end();
-    }
-  });
-
   it('fails a query that waits longer than its limit for a connection, and serves the next once one is free', async () => {
     const logger = { warn: () => undefined } as unknown as Logger;
     const pool = createPool({ connectionString: postgresUrl, logger, max: 1, connectTimeoutMs: 300 });

@@ -46,25 +46,10 @@ function poolConfig(options: Pick<PoolOptions, 'connectionString' | 'max' | 'con
  * connection and opens another for the next query, so it is logged, not fatal.
  */
 export function createPool(options: Omit<PoolOptions, 'schema'> & { logger: Logger }): pg.Pool {
-  const pool = new pg.Pool({
-    ...poolConfig(options),
-    // Awaited before the connection serves its first query.
-    onConnect: async (client) => {
-      await client.query(GENERIC_PLANS_SQL).catch((error: Error) => options.logger.warn('prepared statements keep planning each run on this connection', { error: error.message }));
-    },
-  });
+  const pool = new pg.Pool(poolConfig(options));
   pool.on('error', (error) => options.logger.warn('database connection closed while idle; the next query opens another', { error: error.message }));
   return pool;
 }
-
-/**
- * Our named statements plan once per connection. Left to itself, PostgreSQL plans a statement
- * keyed by a short array (`id = ANY ($1)`) again on every run: the estimate for an array of unknown
- * length loses to each short one's. Planning then cost more than the run (docs/decisions.md).
- * Prisma's statements are unnamed, so this leaves them alone. Set with SET, not as a startup
- * parameter, which PgBouncer refuses; behind a pooler that drops it, plans are only slower.
- */
-const GENERIC_PLANS_SQL = 'SET plan_cache_mode = force_generic_plan';
 
 /**
  * The driver adapter every service's Prisma client is built with: on a pool of its own, or on

@@ -72,6 +72,9 @@ interface PlanNode {
   'Index Name'?: string;
   'Actual Rows': number;
   'Actual Loops'?: number;
+  'Scan Direction'?: string;
+  'Parent Relationship'?: string;
+  'Index Cond'?: string;
   Plans?: PlanNode[];
 }
 
@@ -254,6 +257,10 @@ describe('OutboxRelay', () => {
       // Every index entry read, over every time its scan ran: about two per event claimed.
       expect(indexEntriesRead(plan)).toBeLessThanOrEqual(2 * 200 + 10);
       expect(plan['Actual Rows']).toBe(200);
+      // The stamp walks an index forward through the gathered positions: rows are locked in
+      // position order, the order an erasure locks in.
+      const stamp = findNode(plan, 'ModifyTable')!.Plans!.find((child) => child['Parent Relationship'] === 'Outer');
+      expect(stamp).toMatchObject({ 'Node Type': 'Index Scan', 'Scan Direction': 'Forward', 'Index Cond': expect.stringContaining('= ANY') });
     } finally {
       client.release();
       await pool.query('DELETE FROM api.outbox_events');

@@ -72,7 +72,7 @@ describe('AttemptStore.record', () => {
 
   it('records what a receiver said even when PostgreSQL could not store it as given, with the rest of its statement', async () => {
     const [strange, plain] = [await delivery(), await delivery()];
-    // A NUL in an error, and half of an emoji's surrogate pair in the start of an answer.
+    // A NUL in an error, and half of a surrogate pair, as text cut between the two would hold.
     const odd = { ...outcome(strange, 1, 502, 'retrying'), error: 'reset\0by peer', responseBodyStart: 'oops \uD83D', requestHeaders: { 'webhook-id': strange } };
     expect(await Promise.all([store.record(odd), store.record(outcome(plain, 1, 204, 'delivered'))])).toEqual([true, true]);
     const { rows } = await pool.query<{ error: string; response_body_start: string; request_headers: unknown }>(

@@ -128,9 +128,7 @@ export class FanOut {
 
   constructor(private readonly options: FanOutOptions) {
     const run = (events: readonly DomainEvent[]) => this.fanOutMany(events);
-    // One statement at a time: two at once cost PostgreSQL about twice the time each, and the
-    // events that wait meanwhile go together in the next (docs/decisions.md).
-    this.common = statementBatches(run, { maxBatchSize: options.maxBatchSize ?? 200, concurrency: 1 });
+    this.common = statementBatches(run, { maxBatchSize: options.maxBatchSize ?? 200 });
     this.large = statementBatches(run, { maxBatchSize: Math.min(8, options.maxBatchSize ?? 8), concurrency: 1 });
   }
 
