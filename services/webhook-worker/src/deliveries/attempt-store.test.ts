@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@feedback/logging';
 import { createMigratedTestDatabase, untilSomeoneWaitsOn } from '@feedback/test-support';
 import type { MigratedTestDatabase } from '@feedback/test-support';
-import type pg from 'pg';
+import pg from 'pg';
 import winston from 'winston';
 import { migrateWorkerDatabase } from '../database.js';
 import { AttemptStore } from './attempt-store.js';
@@ -81,6 +81,23 @@ describe('AttemptStore.record', () => {
     );
     expect(rows).toEqual([{ error: 'reset\uFFFDby peer', response_body_start: 'oops \uFFFD', request_headers: { 'webhook-id': strange } }]);
     expect(await stateOf(plain)).toMatchObject({ status: 'delivered', attempts: 1 });
+  });
+
+  it('reads deliveries again with one plan, however many ids each read carries', async () => {
+    // A pool of one connection: its prepared statements are the ones counted.
+    const onePool = new pg.Pool({ connectionString: database.url, max: 1 });
+    const oneStore = new AttemptStore(onePool, { erasureHashKey: new ErasureHashKey(randomBytes(32)) });
+    try {
+      for (let run = 1; run <= 8; run += 1) {
+        const ids = await Promise.all(Array.from({ length: 1 + (run % 3) }, () => delivery()));
+        expect((await Promise.all(ids.map((id) => oneStore.now(id)))).map((now) => now?.status)).toEqual(ids.map(() => 'pending'));
+      }
+      const { rows } = await onePool.query<{ generic: string; custom: string }>("SELECT generic_plans::text AS generic, custom_plans::text AS custom FROM pg_prepared_statements WHERE name = 'deliveries-now'");
+      // PostgreSQL tries five custom plans, then keeps the generic one.
+      expect(rows).toEqual([{ generic: '3', custom: '5' }]);
+    } finally {
+      await onePool.end();
+    }
   });
 
   it('changes nothing for a second copy of an attempt that failed, so no second retry follows it', async () => {
