@@ -4,7 +4,7 @@ import { HttpsReceiver, eventually, testCertificates } from '@feedback/test-supp
 import { topologyNames } from '@feedback/messaging';
 import { webhookQueueNames } from '../../../services/webhook-worker/src/queues/webhook-topology.js';
 import { call, createApp, signUpTeam } from './dashboard.js';
-import { AMQP_URL, startSystem } from './system.js';
+import { AMQP_URL, healthUrl, startSystem } from './system.js';
 import type { RunningSystem } from './system.js';
 import { readWorkerConfig } from '../../../services/webhook-worker/src/service.js';
 
@@ -39,8 +39,11 @@ describe('fair delivery across tenants', () => {
     const suggestion = await call(system.api.url, 'POST', '/widget/v1/suggestions', { key: publicKey, body: { title: 'One event, six endpoints', user: { external_id: 'u1' } } });
     expect(suggestion.status).toBe(201);
     await eventually(() => (receiver.inFlight === 2 ? true : undefined), { what: 'two requests held at the receiver' });
-    // The other four wait their turn rather than reach the host.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The other four wait their turn rather than reach the host. Back from each wait to find the
+    // host still full, they wait again before their deliveries are read.
+    const unread = async () => Number(/^feedback_webhook_attempts_throttled_unread_total\{[^}]*\} (\d+)$/m.exec(await (await fetch(`${healthUrl(system.worker)}/metrics`)).text())?.[1] ?? 0);
+    const before = await unread();
+    await eventually(async () => ((await unread()) > before ? true : undefined), { what: 'an attempt turned away unread' });
     expect(receiver.received).toHaveLength(2);
     release();
     await eventually(() => (receiver.received.length === 6 ? true : undefined), { what: 'every delivery', timeoutMs: 20_000 });

@@ -140,6 +140,20 @@ export class AttemptMaker {
   }
 
   /**
+   * Whether an attempt at this host, a destination as hostOf names it, would be turned away now
+   * for its host's share, whatever its endpoint and team, with no short wait. It needs no read of
+   * the delivery: an attempt that waited for its host carries its host (deliver.ts).
+   */
+  hostRefusesAtOnce(host: string): boolean {
+    return !this.stopped && this.options.fairShare?.share.refusesAtOnce(host) === true;
+  }
+
+  /** Whether this host, a destination as hostOf names it, answered its latest attempt here slowly or not at all. */
+  isSlowHost(host: string): boolean {
+    return this.options.fairShare?.share.isSlowHost(host) === true;
+  }
+
+  /**
    * For an attempt at a slow host: how many more it may have in flight here now. Undefined when
    * its host is not slow, or no share is kept.
    */

@@ -5,11 +5,14 @@ import type { DeliveryGroup } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
 import { statementBatches } from '@feedback/database';
 import { PermanentFailure, startConsumer } from '@feedback/messaging';
-import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, THROTTLED_HEADER, declareWebhookTopology, throttleFor } from '../queues/webhook-topology.js';
+import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, THROTTLED_HEADER, WAITING_FOR_ENDPOINT_HEADER, WAITING_FOR_HOST_HEADER, declareWebhookTopology, throttleFor } from '../queues/webhook-topology.js';
 import type { Broker, ConfirmedPublisher, Consumer } from '@feedback/messaging';
 import type { WebhookQueueNames } from '../queues/webhook-topology.js';
 import type { AttemptMaker } from './attempt-maker.js';
 import { automaticAttemptDue } from './attempt-target.js';
+import type { AttemptTarget } from './attempt-target.js';
+import { hostOf } from './fair-share.js';
+import { LISTEN_URL_PREFIX } from '../outbound/listen-relay.js';
 import type { AttemptStore } from './attempt-store.js';
 import { ThrottleRates } from './throttle-rates.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
@@ -38,6 +41,39 @@ export interface DeliverOptions {
 export interface HandOff {
   queue: string;
   headers: Record<string, unknown>;
+  /**
+   * What it waits for, carried only by a message of its own (WAITING_FOR_HOST_HEADER): headers of
+   * each member's own would split a group.
+   */
+  waitingFor?: WaitingFor;
+}
+
+/** The endpoint and destination host an attempt waits for: enough to turn it away again unread. */
+export interface WaitingFor {
+  endpointId: string;
+  /** As hostOf names it. */
+  host: string;
+}
+
+/** What a delivery waits for; none for a listen session, whose destination names the session. */
+function waitingForOf(delivery: AttemptTarget): WaitingFor | undefined {
+  return delivery.url.startsWith(LISTEN_URL_PREFIX) ? undefined : { endpointId: delivery.endpointId, host: hostOf(delivery.url) };
+}
+
+/** The longest value a hint header may carry: a DNS name and a port, or an endpoint's id. */
+const HINT_LENGTH = 300;
+
+/** What a message says its attempt waited for, when it says so plainly. */
+function waitedForOf(headers: Record<string, unknown> | undefined): WaitingFor | undefined {
+  const endpointId = headers?.[WAITING_FOR_ENDPOINT_HEADER];
+  const host = headers?.[WAITING_FOR_HOST_HEADER];
+  if (typeof endpointId !== 'string' || typeof host !== 'string' || host.length === 0 || host.length > HINT_LENGTH || endpointId.length > HINT_LENGTH) return undefined;
+  return { endpointId, host };
+}
+
+/** The headers of a message of its own: the hand-off's, and what it waits for. */
+function singleMessageHeaders({ headers, waitingFor }: HandOff): Record<string, unknown> {
+  return waitingFor ? { ...headers, [WAITING_FOR_ENDPOINT_HEADER]: waitingFor.endpointId, [WAITING_FOR_HOST_HEADER]: waitingFor.host } : headers;
 }
 
 /**
@@ -145,7 +181,17 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
 
   /** Attempts one delivery the message names; answers where it goes to wait instead, if it does. */
   async function take(deliveryId: string, raw: ConsumeMessage): Promise<HandOff | undefined> {
-    const { number, manual, givenBefore } = attemptOf(raw);
+    const attempt = attemptOf(raw);
+    const { number, manual, givenBefore } = attempt;
+    // Back from waiting for a host that still has no room: it waits again, its delivery unread.
+    // A backlog going round a busy host then costs the broker, not the database. Turned away for
+    // its host's share, it climbs as `make` would have it climb.
+    const waitedFor = waitedForOf(raw.properties.headers);
+    if (waitedFor && attempts.hostRefusesAtOnce(waitedFor.host)) {
+      options.metrics.throttledUnread.inc();
+      const beyondShareOfSlowHost = attempts.isStruggling(waitedFor.endpointId) || attempts.isSlowHost(waitedFor.host);
+      return turnAway(raw, attempt, waitedFor.endpointId, waitedFor, beyondShareOfSlowHost);
+    }
     let delivery = await store.load(deliveryId);
     // Gone: its endpoint was deleted, or its history outlived DELIVERY_HISTORY_RETENTION_DAYS.
     if (!delivery) return undefined;
@@ -189,20 +235,26 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
       if (manual) options.onManualAttempt?.();
       return undefined;
     }
+    return turnAway(raw, attempt, delivery.endpointId, waitingForOf(delivery), attempts.wasBeyondShareOfSlowHost(delivery));
+  }
+
+  /**
+   * Where an attempt `make` turned away goes. Its endpoint has enough in flight here, or its host
+   * or team, and is too slow (or struggling) for a short wait: the message waits in a throttle
+   * queue, without an attempt, instead of holding a slot other endpoints' deliveries need. While
+   * the endpoint fails, or struggles behind a backlog far larger than its 2 slots take, each time
+   * the message comes back to find no slot it waits longer (the throttle ladder), so that such a
+   * backlog does not go round the broker and the database once a second for hours. Otherwise the
+   * shortest wait, so a backlog goes at the endpoint's pace: a healthy endpoint's returns, spread
+   * over the second, refill its line. Past its tenant's share of a slow host, the longest at once.
+   */
+  function turnAway(raw: ConsumeMessage, attempt: ReturnType<typeof attemptOf>, endpointId: string, waitingFor: WaitingFor | undefined, beyondShareOfSlowHost: boolean): HandOff {
     const incoming = raw.properties.headers;
-    if (attempts.stopped) return handOff(queues, incoming, { number, manual, givenBefore }, { shuttingDown: true });
-    // This endpoint has enough in flight here, and is too slow (or struggling) for a short wait:
-    // the message waits in a throttle queue, without an attempt, instead of holding a slot other
-    // endpoints' deliveries need. While the endpoint fails, or struggles behind a backlog far
-    // larger than its 2 slots take, each time the message comes back to find no slot it waits
-    // longer (the throttle ladder), so that such a backlog does not go round the broker and the
-    // database once a second for hours. Otherwise the shortest wait, so a backlog goes at the
-    // endpoint's pace: a healthy endpoint's returns, spread over the second, refill its line.
-    const backlog = throttleRates.note(delivery.endpointId);
-    const beyondShare = attempts.wasBeyondShareOfSlowHost(delivery);
-    const climb = beyondShare || attempts.isFailing(delivery.endpointId) || (attempts.isStruggling(delivery.endpointId) && backlog > climbAfterPerSecond);
+    if (attempts.stopped) return handOff(queues, incoming, attempt, { shuttingDown: true });
+    const backlog = throttleRates.note(endpointId);
+    const climb = beyondShareOfSlowHost || attempts.isFailing(endpointId) || (attempts.isStruggling(endpointId) && backlog > climbAfterPerSecond);
     options.metrics.throttled.inc();
-    return handOff(queues, incoming, { number, manual, givenBefore }, { climb, toTop: beyondShare });
+    return { ...handOff(queues, incoming, attempt, { climb, toTop: beyondShareOfSlowHost }), ...(waitingFor ? { waitingFor } : {}) };
   }
 
   /**
@@ -237,7 +289,8 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
       if (!onward) return;
       const groupQueue = outcome.status === 'fulfilled' ? groupQueueFor(onward.queue) : undefined;
       if (groupQueue === undefined) {
-        const { queue, headers } = onward;
+        const { queue } = onward;
+        const headers = singleMessageHeaders(onward);
         sends.push(() => options.publisher.sendToQueue(queue, { delivery_id: id }, { messageId: id, headers }));
         return;
       }
@@ -273,7 +326,7 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
         // Only one that climbed there: with a single throttle delay, the top rung is the first too.
         const climbedToTop = onward.queue === topRung && Number(onward.headers[THROTTLED_HEADER]) >= queues.throttles.length;
         if (climbedToTop) await topRungGroups.load({ id: message.delivery_id, headers: onward.headers });
-        else await options.publisher.sendToQueue(onward.queue, message, { messageId: message.delivery_id, headers: onward.headers });
+        else await options.publisher.sendToQueue(onward.queue, message, { messageId: message.delivery_id, headers: singleMessageHeaders(onward) });
       },
     }),
     // A group holds up to DELIVERY_GROUP_LIMIT attempts: a few at a time are plenty.

@@ -183,6 +183,26 @@ describe('FairShare, waiting for a place', () => {
     await expect(Promise.all(waiting)).resolves.toEqual([{ refused: 'host' }, { refused: 'host' }]);
   });
 
+  it('refuses at once, whatever the team, only a host at its cap with no room in its line; counted as a refusal', async () => {
+    const registry = new Registry();
+    const share = new FairShare({ concurrency: 64, perHost: 1, shortWaitMs: 250, registry });
+    share.noteAnswer('https://busy.example/a', 200, true);
+    expect(share.refusesAtOnce('busy.example')).toBe(false);
+    const place = taken(share.take('team-a', 'https://busy.example/a'));
+    // One round of its one place fits in the short wait: one attempt may wait for it.
+    expect(share.refusesAtOnce('busy.example')).toBe(false);
+    const waiting = share.acquire('team-b', 'https://busy.example/b');
+    expect(share.refusesAtOnce('busy.example')).toBe(true);
+    // Another host is another destination.
+    expect(share.refusesAtOnce('other.example')).toBe(false);
+    expect(await registry.metrics()).toContain('feedback_webhook_fair_share_refusals_total{reason="host"} 1');
+    place();
+    placed(await waiting);
+    // A slow host has no line: at its cap, it refuses at once.
+    share.noteAnswer('https://busy.example/a', 1500, true);
+    expect(share.refusesAtOnce('busy.example')).toBe(true);
+  });
+
   it("gives a waiter whose host is free its place though an earlier waiter's host is still full", async () => {
     const share = new FairShare({ concurrency: 64, perHost: 1, shortWaitMs: 60_000 });
     taken(share.take('team-a', 'https://one.example/a'));

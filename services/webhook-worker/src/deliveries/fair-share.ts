@@ -172,14 +172,33 @@ export class FairShare {
    * round as long as the host's typical answer, fit in the short wait.
    */
   private mayWait(teamId: string, host: string): boolean {
+    if (!this.hostLineHasRoom(host)) return false;
+    const rounds = Math.ceil(((this.waitingOfTeam.get(teamId) ?? 0) + 1) / this.shareOf(teamId));
+    return rounds * this.typicalAnswerMs(host) <= this.shortWaitMs;
+  }
+
+  /** Whether one more attempt may wait for this host: it answers well, and its line's rounds fit in the short wait. */
+  private hostLineHasRoom(host: string): boolean {
     if (this.stopping || this.slowHosts.has(host)) return false;
-    // Unknown (nothing answered here yet): one round of waiting, no more.
-    const typicalMs = this.typicalMs.get(host) ?? this.shortWaitMs;
-    const rounds = Math.max(
-      Math.ceil(((this.waitingForHost.get(host) ?? 0) + 1) / this.perHost),
-      Math.ceil(((this.waitingOfTeam.get(teamId) ?? 0) + 1) / this.shareOf(teamId)),
-    );
-    return rounds * typicalMs <= this.shortWaitMs;
+    const rounds = Math.ceil(((this.waitingForHost.get(host) ?? 0) + 1) / this.perHost);
+    return rounds * this.typicalAnswerMs(host) <= this.shortWaitMs;
+  }
+
+  /** The host's typical answer time here; unknown (nothing answered here yet), one round of waiting, no more. */
+  private typicalAnswerMs(host: string): number {
+    return this.typicalMs.get(host) ?? this.shortWaitMs;
+  }
+
+  /**
+   * Whether every attempt at `host`, a destination as hostOf names it, would be refused now,
+   * whatever its team, with no short wait: the host has its share in flight here and no room in
+   * its line. Counted as a refusal when so. An attempt that waited for its host asks this before
+   * its delivery is read (deliver.ts), so a backlog going round a busy host costs no read.
+   */
+  refusesAtOnce(host: string): boolean {
+    if ((this.hosts.get(host) ?? 0) < this.perHost || this.hostLineHasRoom(host)) return false;
+    this.refused('host');
+    return true;
   }
 
   private refused(refusal: FairShareRefusal): FairShareRefusal {
@@ -290,7 +309,12 @@ export class FairShare {
 
   /** Whether this URL's host answered its latest attempt here slowly or not at all. */
   isSlow(url: string): boolean {
-    return this.slowHosts.has(hostOf(url));
+    return this.isSlowHost(hostOf(url));
+  }
+
+  /** As isSlow, for a destination as hostOf names it. */
+  isSlowHost(host: string): boolean {
+    return this.slowHosts.has(host);
   }
 
   /** Why an attempt may not start now; undefined when it may, its team's token then spent. */

@@ -26,6 +26,7 @@ export class WebhookMetrics {
   readonly handedOff: Counter;
   readonly secretUnopenable: Counter;
   readonly throttled: Counter;
+  readonly throttledUnread: Counter;
   readonly pausedEndpoints: Gauge;
 
   constructor(
@@ -80,6 +81,11 @@ export class WebhookMetrics {
     this.throttled = new Counter({
       name: 'feedback_webhook_attempts_throttled_total',
       help: 'Attempts put back in a throttle queue (a second, longer while their endpoint fails) because their endpoint already had its share in flight',
+      registers,
+    });
+    this.throttledUnread = new Counter({
+      name: 'feedback_webhook_attempts_throttled_unread_total',
+      help: 'Of the attempts put back in a throttle queue, those back from one to find their host still without room: put back before their delivery was read',
       registers,
     });
     this.pausedEndpoints = new Gauge({

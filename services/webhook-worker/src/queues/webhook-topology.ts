@@ -34,6 +34,14 @@ export const ABANDONED_QUEUE_LIMITS = { maxLength: 100_000, messageTtlMs: 30 * 2
 export const THROTTLED_HEADER = 'x-feedback-throttled';
 
 /**
+ * Set on an attempt waiting alone in a throttle queue: its endpoint, and its destination host as
+ * the fair share names it. Back to find that host still without room, it waits again before its
+ * delivery is read. A hint only: once the host has room, the delivery is read as ever.
+ */
+export const WAITING_FOR_ENDPOINT_HEADER = 'x-feedback-waiting-for-endpoint';
+export const WAITING_FOR_HOST_HEADER = 'x-feedback-waiting-for-host';
+
+/**
  * Set on an attempt handed on after its handling failed midway (FanOut): it may have been made
  * and recorded without what follows it being queued, so it is treated as a message the broker
  * gave before, whose follow-up is queued again if its attempt is recorded.
