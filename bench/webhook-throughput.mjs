@@ -7,6 +7,7 @@
 //   BENCH_EVENTS=200 BENCH_ENDPOINTS=1 node bench/webhook-throughput.mjs    (latency at one endpoint)
 //   BENCH_WORKERS=1 node bench/webhook-throughput.mjs                        (one worker process only)
 //   BENCH_WARMUP_EVENTS=5000 BENCH_WARMUP_RATE_SECONDS=3                       (the warm-ups; by default the burst's size, at least 2,000)
+//   BENCH_SEEDED_EVENTS=5000                                                  (settled events in the history before each worker count)
 //   BENCH_RECEIVER_DELAY_MS=100 node bench/webhook-throughput.mjs            (scale-out: a receiver that takes 100 ms per answer)
 //
 // Before each burst, a bare HTTPS keep-alive POST loop (bench/https-loop.mjs) measures what this
@@ -17,7 +18,7 @@ import { fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { openSync } from 'node:fs';
 import pg from 'pg';
-import { benchEnvironment, localReceiverWorkerEnv, machineSpeedProbe, proTeamWithApp, quiet, root, suggestionCreatedEvent, writeOutboxEvents } from './bench-support.mjs';
+import { benchEnvironment, freePort, localReceiverWorkerEnv, machineSpeedProbe, proTeamWithApp, quiet, root, suggestionCreatedEvent, waitUntilReady, writeOutboxEvents } from './bench-support.mjs';
 import { percentile } from './percentile.mjs';
 import { cpuPerUnit, cpuSnapshot } from './process-cpu.mjs';
 
@@ -47,6 +48,7 @@ if (workerCounts.some((count, n) => !(count >= 1) || (n > 0 && count <= workerCo
   throw new Error(`BENCH_WORKERS must be rising worker counts, such as 1,2 (was ${process.env.BENCH_WORKERS})`);
 }
 
+const benchStartedAt = new Date();
 const bench = await benchEnvironment();
 const databaseUrl = bench.databaseUrl;
 const certificates = testCertificates();
@@ -87,24 +89,39 @@ const receiverUrl = `https://localhost:${receiverPort}/hooks`;
 const authority = await startAuthority(readAuthorityConfig(env).config, quiet('authority'));
 const api = await startApi(readApiConfig(env).config, quiet('api'));
 
-function startWorker() {
+async function startWorker() {
   // BENCH_WORKER_NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/profiles", profiles the workers.
   const nodeOptions = process.env.BENCH_WORKER_NODE_OPTIONS ?? '';
   // Workers log at the production default, info. BENCH_WORKER_LOG=<file> keeps their lines there
   // (BENCH_WORKER_LOG_LEVEL=debug adds one per event and per delivery, to see where time goes).
   const logFile = process.env.BENCH_WORKER_LOG;
+  const healthPort = await freePort();
   const child = spawn(process.execPath, [...nodeOptions.split(' ').filter(Boolean), `${root}services/webhook-worker/dist/main.js`], {
-    env: { PATH: process.env.PATH, ...env, LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'info' },
+    env: { PATH: process.env.PATH, ...env, LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'info', HEALTH_PORT: String(healthPort) },
     stdio: ['ignore', logFile ? openSync(logFile, 'a') : 'ignore', 'inherit'],
   });
+  child.metricsUrl = `http://127.0.0.1:${healthPort}/metrics`;
+  process.on('exit', () => child.kill('SIGKILL'));
+  await waitUntilReady(`http://127.0.0.1:${healthPort}/health/ready`);
   return child;
+}
+
+/** Attempts the workers put back in a throttle queue so far, and those put back before their delivery was read. */
+async function throttledCounts() {
+  const counts = { throttled: 0, unread: 0 };
+  for (const worker of workers) {
+    const text = await (await fetch(worker.metricsUrl)).text();
+    counts.throttled += Number(/^feedback_webhook_attempts_throttled_total(?:{[^}]*})? (\S+)$/m.exec(text)?.[1] ?? 0);
+    counts.unread += Number(/^feedback_webhook_attempts_throttled_unread_total(?:{[^}]*})? (\S+)$/m.exec(text)?.[1] ?? 0);
+  }
+  return counts;
 }
 
 const { token, created, dashboard } = await proTeamWithApp(api.url, bench.suffix);
 const session = { token };
 const app = { id: created.app.id, public_key: created.app.public_key };
 
-const workers = [startWorker()];
+const workers = [await startWorker()];
 // Worker processes do not outlive the benchmark, however it ends, and go before its clean-up:
 // alive, they would declare again the queues that it deletes.
 const stopWorkers = () => workers.forEach((worker) => worker.kill('SIGKILL'));
@@ -167,15 +184,16 @@ async function stages(since, slowest) {
 async function recordedAttempts() {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
+  // Only the last worker count's, not the seeded history's.
   const { rows } = await client.query(`
     SELECT count(*)::int AS n,
            percentile_disc(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
            percentile_disc(0.99) WITHIN GROUP (ORDER BY duration_ms) AS p99,
            count(*) FILTER (WHERE response_code IS NULL OR response_code >= 300)::int AS failed
-    FROM webhooks.delivery_attempts`);
+    FROM webhooks.delivery_attempts WHERE started_at >= $1`, [benchStartedAt]);
   const errors = await client.query(`
     SELECT coalesce(error, 'HTTP ' || response_code) AS reason, count(*)::int AS n FROM webhooks.delivery_attempts
-    WHERE response_code IS NULL OR response_code >= 300 GROUP BY 1 ORDER BY 2 DESC LIMIT 5`);
+    WHERE started_at >= $1 AND (response_code IS NULL OR response_code >= 300) GROUP BY 1 ORDER BY 2 DESC LIMIT 5`, [benchStartedAt]);
   await client.end();
   const { n, p50, p99, failed } = rows[0];
   const reasons = errors.rows.map((row) => `${row.n} x ${row.reason}`).join('; ');
@@ -215,6 +233,7 @@ async function throughput(label, burst, ceiling) {
   const probeMs = machineSpeedProbe();
   const rows = Array.from({ length: burst }, eventRow);
   const commitsBefore = await commits();
+  const throttledBefore = await throttledCounts();
   const cpuBefore = cpuSnapshot(cpuGroups());
   const started = Date.now();
   await writeEvents(rows);
@@ -226,6 +245,8 @@ async function throughput(label, burst, ceiling) {
   console.log(`${label}: ${delivered} of ${expected} deliveries in ${seconds.toFixed(2)} s = ${perSecond} deliveries/s (machine speed probe ${probeMs} ms)`);
   if (ceiling) console.log(`  ${((100 * perSecond) / ceiling).toFixed(1)}% of the bare HTTPS loop just before it, ${ceiling} requests/s (target: one worker at least 35%)`);
   console.log(`  CPU per delivery: ${cpu}; PostgreSQL transactions per delivery ${perDelivery((await commits()) - commitsBefore, delivered)}`);
+  const throttled = await throttledCounts();
+  console.log(`  attempts put back in a throttle queue per delivery: ${perDelivery(throttled.throttled - throttledBefore.throttled, delivered)}, ${perDelivery(throttled.unread - throttledBefore.unread, delivered)} of them unread`);
   return perSecond;
 }
 
@@ -278,7 +299,33 @@ const HISTORY_TABLES = 'webhooks.delivery_attempts, webhooks.deliveries, webhook
 // high; vacuuming and analysing those rows is the likely part).
 async function emptyHistory() {
   await writer.query(`TRUNCATE ${HISTORY_TABLES}`);
+  await seedHistory(SEEDED_EVENTS);
   await writer.query(`VACUUM ANALYZE ${HISTORY_TABLES}`);
+}
+
+/** Settled events each worker count finds in the history, as a production history holds thousands. */
+const SEEDED_EVENTS = Number(process.env.BENCH_SEEDED_EVENTS ?? 5000);
+
+// A history with rows in it, settled an hour ago. PostgreSQL plans the workers' statements from
+// its statistics: planned from the few hundred rows a short warm-up leaves, the key lookups and
+// the record scanned the whole table at each statement once the burst had grown it
+// (docs/decisions.md, "Delivery measured against a bare HTTPS loop").
+async function seedHistory(events) {
+  await writer.query(
+    `WITH events AS (
+       INSERT INTO webhooks.received_events (event_id, event_type, app_id, occurred_at, received_at)
+       SELECT gen_random_uuid(), 'suggestion.created', $1, now() - interval '1 hour', now() - interval '1 hour' FROM generate_series(1, $2)
+       RETURNING event_id
+     ), made AS (
+       INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload, status, attempts, last_response_code, created_at, updated_at)
+       SELECT gen_random_uuid(), e.id, v.event_id, 'suggestion.created', $1, $3::jsonb, 'delivered', 1, 204, now() - interval '1 hour', now() - interval '1 hour'
+       FROM events v CROSS JOIN webhooks.webhook_endpoints e WHERE e.app_id = $1
+       RETURNING id
+     )
+     INSERT INTO webhooks.delivery_attempts (id, delivery_id, number, started_at, duration_ms, response_code)
+     SELECT gen_random_uuid(), id, 1, now() - interval '1 hour', 5, 204 FROM made`,
+    [app.id, events, JSON.stringify(eventRow())],
+  );
 }
 
 // Statistics of a history with rows in it, as autovacuum keeps them in production. The workers'
@@ -292,7 +339,7 @@ async function analyseHistory() {
 const bursts = [];
 for (const count of workerCounts) {
   await emptyHistory();
-  while (workers.length < count) workers.push(startWorker());
+  while (workers.length < count) workers.push(await startWorker());
   if (count > 1) await new Promise((resolve) => setTimeout(resolve, 2000));
   const label = count === 1 ? '1 worker' : `${count} workers`;
   await throughput(`${label}, warm-up`, warmUpEvents);
