@@ -14,7 +14,7 @@ import type { WebhookSender } from '../outbound/webhook-sender.js';
 import type { AttemptStore } from './attempt-store.js';
 import { automaticAttemptDue } from './attempt-target.js';
 import type { AttemptTarget } from './attempt-target.js';
-import type { EndpointTeams, FairShare } from './fair-share.js';
+import type { EndpointTeams, FairShare, FairShareRefusal } from './fair-share.js';
 import { EndpointSlots } from './endpoint-slots.js';
 import { OpenedSecrets } from './opened-secrets.js';
 import type { AttemptSlots, WebhookMetrics } from './webhook-metrics.js';
@@ -77,8 +77,8 @@ export class AttemptMaker {
   private readonly maxAttempts: number;
   private readonly limit: LimitFunction;
   private readonly openedSecrets: OpenedSecrets;
-  /** Attempts turned away last because their tenant had had its share (fair-share.ts). */
-  private readonly beyondShare = new WeakSet<AttemptTarget>();
+  /** Attempts turned away last because their tenant had had its share (fair-share.ts), and which share. */
+  private readonly beyondShare = new WeakMap<AttemptTarget, FairShareRefusal>();
 
   constructor(private readonly options: AttemptMakerOptions) {
     const concurrency = options.concurrency ?? 64;
@@ -148,6 +148,16 @@ export class AttemptMaker {
     return !this.stopped && this.options.fairShare?.share.refusesAtOnce(host) === true;
   }
 
+  /** Whether `make` turned this attempt away for its host's cap, rather than its team's share or rate. */
+  wasRefusedAtHost(delivery: AttemptTarget): boolean {
+    return this.beyondShare.get(delivery) === 'host';
+  }
+
+  /** How many seconds of its places here the backlog lately refused at this host would take (FairShare.backlogSeconds). */
+  hostBacklogSeconds(host: string): number | undefined {
+    return this.options.fairShare?.share.backlogSeconds(host);
+  }
+
   /** Whether this host, a destination as hostOf names it, answered its latest attempt here slowly or not at all. */
   isSlowHost(host: string): boolean {
     return this.options.fairShare?.share.isSlowHost(host) === true;
@@ -196,7 +206,7 @@ export class AttemptMaker {
     const acquired = teamId === undefined ? undefined : await this.options.fairShare!.share.acquire(teamId, delivery.url);
     if (acquired && 'refused' in acquired) {
       this.endpoints.release(delivery.endpointId, countedStruggling);
-      this.beyondShare.add(delivery);
+      this.beyondShare.set(delivery, acquired.refused);
       return false;
     }
     const place = acquired?.place;

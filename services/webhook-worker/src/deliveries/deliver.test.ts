@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { topologyNames } from '@feedback/messaging';
 import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS, THROTTLED_HEADER, webhookQueueNames } from '../queues/webhook-topology.js';
-import { handOff } from './deliver.js';
+import { PACED_RETURN_SECONDS, handOff, pacedRung } from './deliver.js';
 
 const queues = webhookQueueNames(topologyNames(''), PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS);
 
@@ -38,5 +38,36 @@ describe('an attempt the worker turned away', () => {
       expect(handOff(queues, undefined, { number: 1, manual: false, givenBefore: true }, how).headers).toMatchObject({ [GIVEN_BEFORE_HEADER]: true });
       expect(handOff(queues, undefined, { number: 1, manual: false, givenBefore: false }, how).headers).not.toHaveProperty(GIVEN_BEFORE_HEADER);
     }
+  });
+});
+
+describe('an attempt refused at a busy host that answers well', () => {
+  const never = () => 0.99;
+  const always = () => 0;
+
+  it('keeps the first rung while the backlog refused there takes the host a few seconds, or its answers are unknown', () => {
+    expect(pacedRung(queues, undefined, never)).toBe(0);
+    expect(pacedRung(queues, PACED_RETURN_SECONDS, never)).toBe(0);
+  });
+
+  it('behind a longer backlog, keeps the first rung only by chance, for as much of it as the host takes in a few seconds', () => {
+    // Twenty seconds of the host's places: a quarter keeps coming back each second.
+    const draws = (value: number) => () => value;
+    expect(pacedRung(queues, 20, draws(0.2))).toBe(0);
+    expect(pacedRung(queues, 20, draws(0.3))).toBe(1);
+    // Past the longest wait's worth, spread over every longer rung.
+    const sequence = (...values: number[]) => () => values.shift()!;
+    expect(pacedRung(queues, 60, sequence(0.5, 0.2))).toBe(1);
+    expect(pacedRung(queues, 60, sequence(0.5, 0.7))).toBe(2);
+    expect(pacedRung(queues, 60, always)).toBe(0);
+  });
+
+  it('waits on the rung drawn, its climb count starting again: a paced wait is no climb', () => {
+    expect(handOff(queues, { [THROTTLED_HEADER]: 2 }, { number: 1, manual: false, givenBefore: false }, { climb: false, paced: 2 })).toEqual({
+      queue: queues.throttles[2]!.queue,
+      headers: { [ATTEMPT_HEADER]: 1, [THROTTLED_HEADER]: 0 },
+    });
+    // A climb outranks the pace.
+    expect(handOff(queues, { [THROTTLED_HEADER]: 1 }, { number: 1, manual: false, givenBefore: false }, { climb: true, paced: 2 }).queue).toBe(queues.throttles[1]!.queue);
   });
 });

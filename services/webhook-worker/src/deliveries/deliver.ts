@@ -35,6 +35,8 @@ export interface DeliverOptions {
    * slots take. Default: 100.
    */
   climbAfterPerSecond?: number;
+  /** Draws the paced waits of a busy host's backlog (pacedRung). Default: Math.random. */
+  random?: () => number;
 }
 
 /** Where an attempt goes to wait, and the headers it carries there. */
@@ -88,7 +90,7 @@ export function handOff(
   queues: WebhookQueueNames,
   incoming: Record<string, unknown> | undefined,
   attempt: { number: number; manual: boolean; givenBefore: boolean },
-  how: { shuttingDown: true } | { climb: boolean; toTop?: boolean },
+  how: { shuttingDown: true } | { climb: boolean; toTop?: boolean; paced?: number },
 ): HandOff {
   const headers = {
     [ATTEMPT_HEADER]: attempt.number,
@@ -99,7 +101,30 @@ export function handOff(
   if ('shuttingDown' in how) return { queue: queues.deliver, headers: { ...headers, ...(seen === undefined ? {} : { [THROTTLED_HEADER]: seen }) } };
   // To the top rung at once: an attempt past its tenant's share of a slow host, whose backlog goes no faster.
   const { queue, throttled } = throttleFor(queues, how.climb, how.toTop ? queues.throttles.length : seen);
+  // A paced wait (pacedRung) is no climb: its count starts again, as on the first rung.
+  if (!how.climb && how.paced) return { queue: queues.throttles[Math.min(how.paced, queues.throttles.length - 1)]!.queue, headers: { ...headers, [THROTTLED_HEADER]: 0 } };
   return { queue, headers: { ...headers, [THROTTLED_HEADER]: throttled } };
+}
+
+/**
+ * The backlog refused at a busy host that comes back to it each second, counted in seconds of its
+ * places there: enough to keep them all taken, though returns come and go in bursts.
+ */
+export const PACED_RETURN_SECONDS = 5;
+
+/**
+ * The rung an attempt refused at its busy host waits on, while the host answers well: the first,
+ * or, behind a backlog longer than PACED_RETURN_SECONDS of the host's places (`backlogSeconds`), a
+ * longer one at random. About PACED_RETURN_SECONDS of the backlog then keeps coming back each
+ * second, and the rest waits longer, spread over the rungs: the host stays busy, and the backlog
+ * goes round the broker a few times instead of once a second until its turn. Drawn at random, not
+ * by the first ones each second: those would leave the host idle between the longer waits' returns.
+ */
+export function pacedRung(queues: WebhookQueueNames, backlogSeconds: number | undefined, random: () => number): number {
+  const top = queues.throttles.length - 1;
+  if (backlogSeconds === undefined || top === 0 || backlogSeconds <= PACED_RETURN_SECONDS || random() < PACED_RETURN_SECONDS / backlogSeconds) return 0;
+  // Past the longest wait's worth, spread over every longer rung.
+  return backlogSeconds < queues.throttles[top]!.delay / 1000 ? 1 : 1 + Math.floor(random() * top);
 }
 
 /** The attempt number a message's header gives; only a message made by hand could carry another, and it is rejected. */
@@ -151,6 +176,7 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
   const { store, queues, attempts } = options;
   const throttleRates = new ThrottleRates();
   const climbAfterPerSecond = options.climbAfterPerSecond ?? 100;
+  const random = options.random ?? Math.random;
   const topRung = queues.throttles.at(-1)!.queue;
 
   /**
@@ -190,7 +216,7 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
     if (waitedFor && attempts.hostRefusesAtOnce(waitedFor.host)) {
       options.metrics.throttledUnread.inc();
       const beyondShareOfSlowHost = attempts.isStruggling(waitedFor.endpointId) || attempts.isSlowHost(waitedFor.host);
-      return turnAway(raw, attempt, waitedFor.endpointId, waitedFor, beyondShareOfSlowHost);
+      return turnAway(raw, attempt, waitedFor.endpointId, waitedFor, { beyondShareOfSlowHost, refusedAtHost: true });
     }
     let delivery = await store.load(deliveryId);
     // Gone: its endpoint was deleted, or its history outlived DELIVERY_HISTORY_RETENTION_DAYS.
@@ -235,7 +261,10 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
       if (manual) options.onManualAttempt?.();
       return undefined;
     }
-    return turnAway(raw, attempt, delivery.endpointId, waitingForOf(delivery), attempts.wasBeyondShareOfSlowHost(delivery));
+    return turnAway(raw, attempt, delivery.endpointId, waitingForOf(delivery), {
+      beyondShareOfSlowHost: attempts.wasBeyondShareOfSlowHost(delivery),
+      refusedAtHost: attempts.wasRefusedAtHost(delivery),
+    });
   }
 
   /**
@@ -246,15 +275,23 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
    * the message comes back to find no slot it waits longer (the throttle ladder), so that such a
    * backlog does not go round the broker and the database once a second for hours. Otherwise the
    * shortest wait, so a backlog goes at the endpoint's pace: a healthy endpoint's returns, spread
-   * over the second, refill its line. Past its tenant's share of a slow host, the longest at once.
+   * over the second, refill its line. Past its tenant's share of a slow host, the longest at once;
+   * behind a long backlog at a busy host that answers well, paced (pacedRung).
    */
-  function turnAway(raw: ConsumeMessage, attempt: ReturnType<typeof attemptOf>, endpointId: string, waitingFor: WaitingFor | undefined, beyondShareOfSlowHost: boolean): HandOff {
+  function turnAway(
+    raw: ConsumeMessage,
+    attempt: ReturnType<typeof attemptOf>,
+    endpointId: string,
+    waitingFor: WaitingFor | undefined,
+    { beyondShareOfSlowHost, refusedAtHost }: { beyondShareOfSlowHost: boolean; refusedAtHost: boolean },
+  ): HandOff {
     const incoming = raw.properties.headers;
     if (attempts.stopped) return handOff(queues, incoming, attempt, { shuttingDown: true });
     const backlog = throttleRates.note(endpointId);
     const climb = beyondShareOfSlowHost || attempts.isFailing(endpointId) || (attempts.isStruggling(endpointId) && backlog > climbAfterPerSecond);
+    const paced = !climb && refusedAtHost && waitingFor ? pacedRung(queues, attempts.hostBacklogSeconds(waitingFor.host), random) : 0;
     options.metrics.throttled.inc();
-    return { ...handOff(queues, incoming, attempt, { climb, toTop: beyondShareOfSlowHost }), ...(waitingFor ? { waitingFor } : {}) };
+    return { ...handOff(queues, incoming, attempt, { climb, toTop: beyondShareOfSlowHost, paced }), ...(waitingFor ? { waitingFor } : {}) };
   }
 
   /**

@@ -69,6 +69,8 @@ export class FairShare {
   private readonly slowHosts = new Map<string, true>();
   /** A host's typical answer time here, in ms, while it answers well (as EndpointSlots keeps an endpoint's). */
   private readonly typicalMs = new Map<string, number>();
+  /** Attempts refused at each host for its cap: a rate that decays over about a second, and when it was last noted. */
+  private readonly hostRefusals = new Map<string, { rate: number; at: number }>();
   private readonly perHost: number;
   private readonly perTeam: number;
   private readonly rate: number;
@@ -121,7 +123,7 @@ export class FairShare {
   take(teamId: string, url: string): FairSharePlace | FairShareRefusal {
     const host = hostOf(url);
     const refusal = this.refusalFor(teamId, host);
-    return refusal ? this.refused(refusal) : this.placeFor(teamId, host);
+    return refusal ? this.refused(refusal, host) : this.placeFor(teamId, host);
   }
 
   /**
@@ -135,7 +137,7 @@ export class FairShare {
     const host = hostOf(url);
     const refusal = this.refusalFor(teamId, host);
     if (!refusal) return Promise.resolve({ place: this.placeFor(teamId, host), waitedMs: 0 });
-    if (!this.mayWait(teamId, host)) return Promise.resolve({ refused: this.refused(refusal) });
+    if (!this.mayWait(teamId, host)) return Promise.resolve({ refused: this.refused(refusal, host) });
     return new Promise((resolve) => {
       const waiter: Waiter = {
         teamId,
@@ -146,7 +148,7 @@ export class FairShare {
           this.removeWaiter(waiter);
           const last = this.refusalFor(teamId, host);
           this.waits?.inc({ outcome: last ? 'refused' : 'placed' });
-          resolve(last ? { refused: this.refused(last) } : { place: this.placeFor(teamId, host), waitedMs: this.shortWaitMs });
+          resolve(last ? { refused: this.refused(last, host) } : { place: this.placeFor(teamId, host), waitedMs: this.shortWaitMs });
         }, this.shortWaitMs),
       };
       this.waiters.push(waiter);
@@ -197,13 +199,33 @@ export class FairShare {
    */
   refusesAtOnce(host: string): boolean {
     if ((this.hosts.get(host) ?? 0) < this.perHost || this.hostLineHasRoom(host)) return false;
-    this.refused('host');
+    this.refused('host', host);
     return true;
   }
 
-  private refused(refusal: FairShareRefusal): FairShareRefusal {
+  private refused(refusal: FairShareRefusal, host: string): FairShareRefusal {
     this.refusals?.inc({ reason: refusal });
+    if (refusal === 'host') {
+      const now = this.now();
+      const last = this.hostRefusals.get(host);
+      noteMostRecent(this.hostRefusals, host, { rate: 1 + (last ? decayed(last.rate, now - last.at) : 0), at: now });
+    }
     return refusal;
+  }
+
+  /**
+   * How many seconds of its places here the attempts refused at a host lately would take: its
+   * refusals in about the last second over what it takes here a second, its places over its
+   * typical answer time. A backlog going round a busy host once a second is about that long.
+   * Undefined while its answer time is unknown, or while it is slow (such a backlog waits the
+   * longest anyway).
+   */
+  backlogSeconds(host: string): number | undefined {
+    const typicalMs = this.typicalMs.get(host);
+    const refusals = this.hostRefusals.get(host);
+    if (typicalMs === undefined || refusals === undefined || this.slowHosts.has(host)) return undefined;
+    const takenPerSecond = (this.perHost * 1000) / Math.max(1, typicalMs);
+    return decayed(refusals.rate, this.now() - refusals.at) / takenPerSecond;
   }
 
   /** Counts an attempt in flight for its host and team; answers the function that gives it back. */
@@ -292,7 +314,7 @@ export class FairShare {
     for (const waiter of this.waiters.filter((candidate) => candidate.host === host)) {
       this.removeWaiter(waiter);
       this.waits?.inc({ outcome: 'refused' });
-      waiter.resolve({ refused: this.refused('host') });
+      waiter.resolve({ refused: this.refused('host', host) });
     }
   }
 
@@ -330,6 +352,11 @@ export class FairShare {
     bucket.tokens -= 1;
     return undefined;
   }
+}
+
+/** A rate counted `elapsedMs` ago, decayed by e for each second since. */
+function decayed(rate: number, elapsedMs: number): number {
+  return rate * Math.exp(-Math.max(0, elapsedMs) / 1000);
 }
 
 function increment(counts: Map<string, number>, key: string): void {
