@@ -153,9 +153,9 @@ export class AttemptMaker {
     return this.beyondShare.get(delivery) === 'host';
   }
 
-  /** How many seconds of its places here the backlog lately refused at this host would take (FairShare.backlogSeconds). */
-  hostBacklogSeconds(host: string): number | undefined {
-    return this.options.fairShare?.share.backlogSeconds(host);
+  /** The attempts refused at this host in about the last second, in seconds of its places here (FairShare.refusedSeconds). */
+  hostRefusedSeconds(host: string): number | undefined {
+    return this.options.fairShare?.share.refusedSeconds(host);
   }
 
   /** Whether this host, a destination as hostOf names it, answered its latest attempt here slowly or not at all. */

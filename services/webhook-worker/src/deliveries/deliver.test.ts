@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { topologyNames } from '@feedback/messaging';
-import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS, THROTTLED_HEADER, webhookQueueNames } from '../queues/webhook-topology.js';
-import { PACED_RETURN_SECONDS, handOff, pacedRung } from './deliver.js';
+import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS, THROTTLED_HEADER, WAITED_UNREAD_HEADER, WAITING_FOR_ENDPOINT_HEADER, WAITING_FOR_HOST_HEADER, webhookQueueNames } from '../queues/webhook-topology.js';
+import { PACED_RETURN_SECONDS, handOff, pacedRung, singleMessageHeaders, unreadHintOf } from './deliver.js';
 
 const queues = webhookQueueNames(topologyNames(''), PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS);
 
@@ -69,5 +69,36 @@ describe('an attempt refused at a busy host that answers well', () => {
     });
     // A climb outranks the pace.
     expect(handOff(queues, { [THROTTLED_HEADER]: 1 }, { number: 1, manual: false, givenBefore: false }, { climb: true, paced: 2 }).queue).toBe(queues.throttles[1]!.queue);
+  });
+});
+
+describe('an attempt waiting alone for its host', () => {
+  const waiting = { queue: queues.throttles[0]!.queue, headers: { [ATTEMPT_HEADER]: 1, [THROTTLED_HEADER]: 0 } };
+
+  it('carries its endpoint and host, and the returns it was put back unread', () => {
+    const first = singleMessageHeaders({ ...waiting, waitingFor: { endpointId: 'e-1', host: 'hooks.example.com', unread: 0 } });
+    expect(first).toEqual({ ...waiting.headers, [WAITING_FOR_ENDPOINT_HEADER]: 'e-1', [WAITING_FOR_HOST_HEADER]: 'hooks.example.com' });
+    expect(unreadHintOf(first)).toEqual({ endpointId: 'e-1', host: 'hooks.example.com', unread: 0 });
+    const again = singleMessageHeaders({ ...waiting, waitingFor: { endpointId: 'e-1', host: 'hooks.example.com', unread: 2 } });
+    expect(unreadHintOf(again)).toEqual({ endpointId: 'e-1', host: 'hooks.example.com', unread: 2 });
+    // Without a hint, the headers are the hand-off's alone.
+    expect(singleMessageHeaders(waiting)).toEqual(waiting.headers);
+  });
+
+  it('is read again after three returns in a row unread, so a deletion, a pause or a new URL is seen', () => {
+    const headers = (unread: unknown) => ({ [WAITING_FOR_ENDPOINT_HEADER]: 'e-1', [WAITING_FOR_HOST_HEADER]: 'hooks.example.com', [WAITED_UNREAD_HEADER]: unread });
+    expect(unreadHintOf(headers(2))).toBeDefined();
+    expect(unreadHintOf(headers(3))).toBeUndefined();
+    expect(unreadHintOf(headers(1_000_000))).toBeUndefined();
+    // A count that is not a whole number of returns counts as none.
+    expect(unreadHintOf(headers('abc'))).toMatchObject({ unread: 0 });
+  });
+
+  it('gives no hint it cannot read plainly', () => {
+    expect(unreadHintOf(undefined)).toBeUndefined();
+    expect(unreadHintOf({ [WAITING_FOR_HOST_HEADER]: 'hooks.example.com' })).toBeUndefined();
+    expect(unreadHintOf({ [WAITING_FOR_ENDPOINT_HEADER]: 'e-1', [WAITING_FOR_HOST_HEADER]: '' })).toBeUndefined();
+    expect(unreadHintOf({ [WAITING_FOR_ENDPOINT_HEADER]: 'e-1', [WAITING_FOR_HOST_HEADER]: 'h'.repeat(301) })).toBeUndefined();
+    expect(unreadHintOf({ [WAITING_FOR_ENDPOINT_HEADER]: 'e-1', [WAITING_FOR_HOST_HEADER]: Buffer.from('hooks.example.com') })).toBeUndefined();
   });
 });

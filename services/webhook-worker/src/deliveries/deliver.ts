@@ -5,7 +5,7 @@ import type { DeliveryGroup } from '@feedback/contracts';
 import type { Logger } from '@feedback/logging';
 import { statementBatches } from '@feedback/database';
 import { PermanentFailure, startConsumer } from '@feedback/messaging';
-import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, THROTTLED_HEADER, WAITING_FOR_ENDPOINT_HEADER, WAITING_FOR_HOST_HEADER, declareWebhookTopology, throttleFor } from '../queues/webhook-topology.js';
+import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, THROTTLED_HEADER, WAITED_UNREAD_HEADER, WAITING_FOR_ENDPOINT_HEADER, WAITING_FOR_HOST_HEADER, declareWebhookTopology, throttleFor } from '../queues/webhook-topology.js';
 import type { Broker, ConfirmedPublisher, Consumer } from '@feedback/messaging';
 import type { WebhookQueueNames } from '../queues/webhook-topology.js';
 import type { AttemptMaker } from './attempt-maker.js';
@@ -55,27 +55,47 @@ export interface WaitingFor {
   endpointId: string;
   /** As hostOf names it. */
   host: string;
+  /** Returns in a row it was put back unread (WAITED_UNREAD_HEADER). */
+  unread: number;
 }
+
+/**
+ * Returns in a row a message may be put back unread. The next one reads its delivery, so that a
+ * deletion, a pause or a new URL meanwhile is seen within a few waits, however busy its old host.
+ */
+const MOST_UNREAD_RETURNS = 3;
 
 /** What a delivery waits for; none for a listen session, whose destination names the session. */
 function waitingForOf(delivery: AttemptTarget): WaitingFor | undefined {
-  return delivery.url.startsWith(LISTEN_URL_PREFIX) ? undefined : { endpointId: delivery.endpointId, host: hostOf(delivery.url) };
+  return delivery.url.startsWith(LISTEN_URL_PREFIX) ? undefined : { endpointId: delivery.endpointId, host: hostOf(delivery.url), unread: 0 };
 }
 
 /** The longest value a hint header may carry: a DNS name and a port, or an endpoint's id. */
 const HINT_LENGTH = 300;
+
+/**
+ * What a returning message waited for, when it says so plainly and may be put back unread once
+ * more: a few returns in a row at most.
+ */
+export function unreadHintOf(headers: Record<string, unknown> | undefined): WaitingFor | undefined {
+  const waitedFor = waitedForOf(headers);
+  return waitedFor && waitedFor.unread < MOST_UNREAD_RETURNS ? waitedFor : undefined;
+}
 
 /** What a message says its attempt waited for, when it says so plainly. */
 function waitedForOf(headers: Record<string, unknown> | undefined): WaitingFor | undefined {
   const endpointId = headers?.[WAITING_FOR_ENDPOINT_HEADER];
   const host = headers?.[WAITING_FOR_HOST_HEADER];
   if (typeof endpointId !== 'string' || typeof host !== 'string' || host.length === 0 || host.length > HINT_LENGTH || endpointId.length > HINT_LENGTH) return undefined;
-  return { endpointId, host };
+  const unread = Number(headers?.[WAITED_UNREAD_HEADER] ?? 0);
+  return { endpointId, host, unread: Number.isSafeInteger(unread) && unread > 0 ? unread : 0 };
 }
 
 /** The headers of a message of its own: the hand-off's, and what it waits for. */
-function singleMessageHeaders({ headers, waitingFor }: HandOff): Record<string, unknown> {
-  return waitingFor ? { ...headers, [WAITING_FOR_ENDPOINT_HEADER]: waitingFor.endpointId, [WAITING_FOR_HOST_HEADER]: waitingFor.host } : headers;
+export function singleMessageHeaders({ headers, waitingFor }: HandOff): Record<string, unknown> {
+  if (!waitingFor) return headers;
+  const unread = waitingFor.unread > 0 ? { [WAITED_UNREAD_HEADER]: waitingFor.unread } : {};
+  return { ...headers, [WAITING_FOR_ENDPOINT_HEADER]: waitingFor.endpointId, [WAITING_FOR_HOST_HEADER]: waitingFor.host, ...unread };
 }
 
 /**
@@ -107,24 +127,25 @@ export function handOff(
 }
 
 /**
- * The backlog refused at a busy host that comes back to it each second, counted in seconds of its
- * places there: enough to keep them all taken, though returns come and go in bursts.
+ * The part of a busy host's refused backlog that keeps the first rung's wait, counted in seconds
+ * of the host's places: enough to keep them all taken, though returns come and go in bursts.
+ * Seconds of returns a second only with the first rung at 1 s, as in production.
  */
 export const PACED_RETURN_SECONDS = 5;
 
 /**
- * The rung an attempt refused at its busy host waits on, while the host answers well: the first,
- * or, behind a backlog longer than PACED_RETURN_SECONDS of the host's places (`backlogSeconds`), a
- * longer one at random. About PACED_RETURN_SECONDS of the backlog then keeps coming back each
- * second, and the rest waits longer, spread over the rungs: the host stays busy, and the backlog
- * goes round the broker a few times instead of once a second until its turn. Drawn at random, not
- * by the first ones each second: those would leave the host idle between the longer waits' returns.
+ * The rung an attempt refused at its busy host waits on, while the host answers well. The first,
+ * while the attempts refused there lately (`refusedSeconds`, in seconds of the host's places) are
+ * at most PACED_RETURN_SECONDS. Past that, the first only by chance, so that PACED_RETURN_SECONDS
+ * of them keeps the first rung; the rest wait the second rung, or any longer one alike past the
+ * longest wait's worth. The host stays busy, and its backlog goes round the broker a few times
+ * instead of once a second until its turn. Drawn at random, not by the first ones each second:
+ * those would leave the host idle between the longer waits' returns.
  */
-export function pacedRung(queues: WebhookQueueNames, backlogSeconds: number | undefined, random: () => number): number {
+export function pacedRung(queues: WebhookQueueNames, refusedSeconds: number | undefined, random: () => number): number {
   const top = queues.throttles.length - 1;
-  if (backlogSeconds === undefined || top === 0 || backlogSeconds <= PACED_RETURN_SECONDS || random() < PACED_RETURN_SECONDS / backlogSeconds) return 0;
-  // Past the longest wait's worth, spread over every longer rung.
-  return backlogSeconds < queues.throttles[top]!.delay / 1000 ? 1 : 1 + Math.floor(random() * top);
+  if (refusedSeconds === undefined || top === 0 || refusedSeconds <= PACED_RETURN_SECONDS || random() < PACED_RETURN_SECONDS / refusedSeconds) return 0;
+  return refusedSeconds < queues.throttles[top]!.delay / 1000 ? 1 : 1 + Math.floor(random() * top);
 }
 
 /** The attempt number a message's header gives; only a message made by hand could carry another, and it is rejected. */
@@ -209,14 +230,16 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
   async function take(deliveryId: string, raw: ConsumeMessage): Promise<HandOff | undefined> {
     const attempt = attemptOf(raw);
     const { number, manual, givenBefore } = attempt;
-    // Back from waiting for a host that still has no room: it waits again, its delivery unread.
-    // A backlog going round a busy host then costs the broker, not the database. Turned away for
-    // its host's share, it climbs as `make` would have it climb.
-    const waitedFor = waitedForOf(raw.properties.headers);
+    // Back from waiting for a host that still has no room: it waits again, its delivery unread,
+    // a few times in a row at most. A backlog going round a busy host then costs the broker, not
+    // the database. It climbs as one turned away for its host's share after its read does: to the
+    // longest wait at once while its endpoint struggles or its host is slow.
+    const waitedFor = unreadHintOf(raw.properties.headers);
     if (waitedFor && attempts.hostRefusesAtOnce(waitedFor.host)) {
       options.metrics.throttledUnread.inc();
       const beyondShareOfSlowHost = attempts.isStruggling(waitedFor.endpointId) || attempts.isSlowHost(waitedFor.host);
-      return turnAway(raw, attempt, waitedFor.endpointId, waitedFor, { beyondShareOfSlowHost, refusedAtHost: true });
+      const waitingFor = { ...waitedFor, unread: waitedFor.unread + 1 };
+      return turnAway(raw, attempt, waitedFor.endpointId, waitingFor, { beyondShareOfSlowHost, refusedAtHost: true });
     }
     let delivery = await store.load(deliveryId);
     // Gone: its endpoint was deleted, or its history outlived DELIVERY_HISTORY_RETENTION_DAYS.
@@ -289,7 +312,8 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
     if (attempts.stopped) return handOff(queues, incoming, attempt, { shuttingDown: true });
     const backlog = throttleRates.note(endpointId);
     const climb = beyondShareOfSlowHost || attempts.isFailing(endpointId) || (attempts.isStruggling(endpointId) && backlog > climbAfterPerSecond);
-    const paced = !climb && refusedAtHost && waitingFor ? pacedRung(queues, attempts.hostBacklogSeconds(waitingFor.host), random) : 0;
+    // A redelivery by hand is a member's request, made now or at the first wait's return.
+    const paced = !climb && refusedAtHost && waitingFor && !attempt.manual ? pacedRung(queues, attempts.hostRefusedSeconds(waitingFor.host), random) : 0;
     options.metrics.throttled.inc();
     return { ...handOff(queues, incoming, attempt, { climb, toTop: beyondShareOfSlowHost, paced }), ...(waitingFor ? { waitingFor } : {}) };
   }

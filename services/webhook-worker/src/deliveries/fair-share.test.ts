@@ -207,18 +207,18 @@ describe('FairShare, waiting for a place', () => {
     let now = 0;
     const share = new FairShare({ concurrency: 64, perHost: 2, shortWaitMs: 0, now: () => now });
     // Unknown before it answers: nothing to pace by.
-    expect(share.backlogSeconds('busy.example')).toBeUndefined();
+    expect(share.refusedSeconds('busy.example')).toBeUndefined();
     share.noteAnswer('https://busy.example/a', 100, true);
     taken(share.take('team-a', 'https://busy.example/a'));
     taken(share.take('team-a', 'https://busy.example/a'));
     for (let n = 0; n < 100; n += 1) expect(share.take('team-b', 'https://busy.example/b')).toBe('host');
     // Two places answering in 100 ms take 20 attempts a second: 100 refused are 5 seconds of them.
-    expect(share.backlogSeconds('busy.example')).toBeCloseTo(5, 5);
+    expect(share.refusedSeconds('busy.example')).toBeCloseTo(5, 5);
     now += 1000;
-    expect(share.backlogSeconds('busy.example')).toBeCloseTo(5 / Math.E, 5);
+    expect(share.refusedSeconds('busy.example')).toBeCloseTo(5 / Math.E, 5);
     // A slow host's backlog waits the longest anyway.
     share.noteAnswer('https://busy.example/a', 1500, true);
-    expect(share.backlogSeconds('busy.example')).toBeUndefined();
+    expect(share.refusedSeconds('busy.example')).toBeUndefined();
   });
 
   it("gives a waiter whose host is free its place though an earlier waiter's host is still full", async () => {

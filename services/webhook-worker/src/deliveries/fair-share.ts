@@ -214,13 +214,13 @@ export class FairShare {
   }
 
   /**
-   * How many seconds of its places here the attempts refused at a host lately would take: its
-   * refusals in about the last second over what it takes here a second, its places over its
-   * typical answer time. A backlog going round a busy host once a second is about that long.
+   * The attempts refused at a host in about the last second, in seconds of its places here: the
+   * refusals over what it takes here a second, its places over its typical answer time. While its
+   * backlog keeps the 1-second wait, that is about the backlog's length; once paced, the returns'.
    * Undefined while its answer time is unknown, or while it is slow (such a backlog waits the
    * longest anyway).
    */
-  backlogSeconds(host: string): number | undefined {
+  refusedSeconds(host: string): number | undefined {
     const typicalMs = this.typicalMs.get(host);
     const refusals = this.hostRefusals.get(host);
     if (typicalMs === undefined || refusals === undefined || this.slowHosts.has(host)) return undefined;

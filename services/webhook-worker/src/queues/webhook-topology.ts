@@ -40,6 +40,8 @@ export const THROTTLED_HEADER = 'x-feedback-throttled';
  */
 export const WAITING_FOR_ENDPOINT_HEADER = 'x-feedback-waiting-for-endpoint';
 export const WAITING_FOR_HOST_HEADER = 'x-feedback-waiting-for-host';
+/** How many returns in a row such a message was put back unread: past a few, it is read again. */
+export const WAITED_UNREAD_HEADER = 'x-feedback-waited-unread';
 
 /**
  * Set on an attempt handed on after its handling failed midway (FanOut): it may have been made
