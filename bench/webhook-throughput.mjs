@@ -247,6 +247,11 @@ async function throughput(label, burst, ceiling) {
   console.log(`  CPU per delivery: ${cpu}; PostgreSQL transactions per delivery ${perDelivery((await commits()) - commitsBefore, delivered)}`);
   const throttled = await throttledCounts();
   console.log(`  attempts put back in a throttle queue per delivery: ${perDelivery(throttled.throttled - throttledBefore.throttled, delivered)}, ${perDelivery(throttled.unread - throttledBefore.unread, delivered)} of them unread`);
+  // Every event of a burst is written at once, so its latencies are its arrivals: a long tail
+  // is a host left with free places while the last deliveries waited.
+  const arrivals = (await ask('report', 'latencies')).latencies.sort((a, b) => a - b);
+  const by = (share) => (percentile(arrivals, share) / 1000).toFixed(1);
+  console.log(`  arrived: 5% by ${by(5)} s, half by ${by(50)} s, 95% by ${by(95)} s, all by ${by(100)} s`);
   return perSecond;
 }
 
