@@ -426,13 +426,17 @@ describe("AttemptMaker, with each tenant's share", () => {
     // It answers quickly: an attempt past its cap waits in line.
     share.noteAnswer(receiver.url(), 5, true);
     const reads: string[] = [];
+    // Just before the read, its endpoint moves: the attempt goes where the read says.
+    let beforeRead: (id: string) => Promise<void> = async () => undefined;
     const watched = Object.assign(Object.create(Object.getPrototypeOf(store) as object) as AttemptStore, store, {
-      now: (id: string) => {
+      now: async (id: string) => {
         reads.push(id);
+        await beforeRead(id);
         return store.now(id);
       },
     });
     const maker = attemptMaker(secrets, { store: watched, fairShare: { share, teams: new EndpointTeams(pool) } });
+    let release = () => {};
     try {
       const delivery = async (name: string) => {
         const endpoint = await insertEndpoint(pool, { name, url: receiver.url(`/${name}`), sealedSecret: secrets.seal('whsec_share') });
@@ -444,22 +448,25 @@ describe("AttemptMaker, with each tenant's share", () => {
         );
         return (await store.load(id))!;
       };
-      let release!: () => void;
       const held = new Promise((resolve) => (release = () => resolve(undefined)));
       receiver.answer = (_request, index) => (index === 0 ? { status: 204, until: held } : { status: 204 });
       const first = maker.make(await delivery('one'), 1, { manual: false, redelivered: false });
       await eventually(() => (receiver.inFlight === 1 ? true : undefined), { what: 'the first request at the host' });
       const second = await delivery('two');
+      beforeRead = async (id) => {
+        if (id === second.id) await pool.query('UPDATE webhooks.webhook_endpoints SET url = $1 WHERE id = $2', [receiver.url('/moved'), second.endpointId]);
+      };
       const waiting = maker.make(second, 1, { manual: false, redelivered: false });
       await eventually(() => (reads.includes(second.id) ? true : undefined), { what: 'the delivery read while it waits' });
       expect(receiver.received).toHaveLength(1);
       release();
       expect(await first).toBe(true);
       expect(await waiting).toBe(true);
-      // Read once, while it waited: not again once its place came.
+      // Read once, while it waited, not again once its place came; and sent as read.
       expect(reads.filter((id) => id === second.id)).toHaveLength(1);
-      expect(receiver.received.map((request) => request.path)).toEqual(['/one', '/two']);
+      expect(receiver.received.map((request) => request.path)).toEqual(['/one', '/moved']);
     } finally {
+      release();
       await receiver.close();
     }
   });

@@ -14,7 +14,7 @@ import type { WebhookSender } from '../outbound/webhook-sender.js';
 import type { AttemptStore } from './attempt-store.js';
 import { automaticAttemptDue } from './attempt-target.js';
 import type { AttemptTarget, DeliveryNow } from './attempt-target.js';
-import type { EndpointTeams, FairShare, FairShareRefusal } from './fair-share.js';
+import type { Acquired, EndpointTeams, FairShare, FairShareRefusal } from './fair-share.js';
 import { EndpointSlots } from './endpoint-slots.js';
 import { OpenedSecrets } from './opened-secrets.js';
 import type { AttemptSlots, WebhookMetrics } from './webhook-metrics.js';
@@ -214,8 +214,12 @@ export class AttemptMaker {
         readWhileWaiting.catch(() => undefined);
       }, REREAD_AFTER_SHARE_WAIT_MS);
     };
-    const acquired = teamId === undefined ? undefined : await this.options.fairShare!.share.acquire(teamId, delivery.url, inLine);
-    clearTimeout(readTimer);
+    let acquired: Acquired | undefined;
+    try {
+      acquired = teamId === undefined ? undefined : await this.options.fairShare!.share.acquire(teamId, delivery.url, inLine);
+    } finally {
+      clearTimeout(readTimer);
+    }
     if (acquired && 'refused' in acquired) {
       this.endpoints.release(delivery.endpointId, countedStruggling);
       this.beyondShare.set(delivery, acquired.refused);
@@ -239,8 +243,9 @@ export class AttemptMaker {
       // and its endpoint were read just before; an attempt that waited (for its endpoint, the
       // worker, or its share past a few milliseconds) reads them again, so that a rotation, a new
       // URL, a deletion or an erasure meanwhile holds for it too. A wait for its share was read
-      // again during the wait; any other, when its turn comes. Either way, one that names an
-      // erased user is withheld, never sent.
+      // again during the wait, so a change after that read, within the short wait, may not hold;
+      // any other wait is read when its turn comes. Either way, one that names an erased user as
+      // read is withheld, never sent.
       const workerFull = this.limit.activeCount >= this.limit.concurrency;
       const waits = admission === 'wait' || (acquired?.waitedMs ?? 0) > REREAD_AFTER_SHARE_WAIT_MS || workerFull;
       const readAgain = !workerFull && (acquired?.waitedMs ?? 0) > REREAD_AFTER_SHARE_WAIT_MS ? readWhileWaiting : undefined;
