@@ -13,17 +13,17 @@ import { requestHeadersOf } from '../outbound/webhook-sender.js';
 import type { WebhookSender } from '../outbound/webhook-sender.js';
 import type { AttemptStore } from './attempt-store.js';
 import { automaticAttemptDue } from './attempt-target.js';
-import type { AttemptTarget, DeliveryNow } from './attempt-target.js';
-import type { Acquired, EndpointTeams, FairShare, FairShareRefusal } from './fair-share.js';
+import type { AttemptTarget } from './attempt-target.js';
+import type { EndpointTeams, FairShare, FairShareRefusal } from './fair-share.js';
 import { EndpointSlots } from './endpoint-slots.js';
 import { OpenedSecrets } from './opened-secrets.js';
 import type { AttemptSlots, WebhookMetrics } from './webhook-metrics.js';
 
 /**
- * An attempt that waits longer than this for its tenant's share reads its delivery again, while it
- * still waits. A shorter wait adds little to the moments between any attempt's read and its send
- * under load. Read once the place is given, it held the host's place idle for the read, so the
- * next attempts waited longer, and read again too.
+ * An attempt that waited longer than this for its tenant's share reads its delivery again before
+ * it is sent. A shorter wait adds little to the moments between any attempt's read and its send
+ * under load. A read after each short wait would also hold the host's place longer, so the next
+ * attempts would wait longer, and read again too.
  */
 const REREAD_AFTER_SHARE_WAIT_MS = 50;
 
@@ -203,23 +203,7 @@ export class AttemptMaker {
     if (admission === 'wait' && !(await this.endpoints.waitForSlot(delivery.endpointId))) return false;
     // Its tenant's share of the worker, by host and team: past it, the attempt waits briefly, or
     // goes round a throttle queue.
-    // Past REREAD_AFTER_SHARE_WAIT_MS of waiting, the delivery is read again while the attempt
-    // still waits: its place, once given, is not held idle for the read.
-    let readWhileWaiting: Promise<DeliveryNow | undefined> | undefined;
-    let readTimer: NodeJS.Timeout | undefined;
-    const inLine = () => {
-      readTimer = setTimeout(() => {
-        readWhileWaiting = store.now(delivery.id);
-        // Awaited only if the place comes; a failure then fails the attempt, as a read after it would.
-        readWhileWaiting.catch(() => undefined);
-      }, REREAD_AFTER_SHARE_WAIT_MS);
-    };
-    let acquired: Acquired | undefined;
-    try {
-      acquired = teamId === undefined ? undefined : await this.options.fairShare!.share.acquire(teamId, delivery.url, inLine);
-    } finally {
-      clearTimeout(readTimer);
-    }
+    const acquired = teamId === undefined ? undefined : await this.options.fairShare!.share.acquire(teamId, delivery.url);
     if (acquired && 'refused' in acquired) {
       this.endpoints.release(delivery.endpointId, countedStruggling);
       this.beyondShare.set(delivery, acquired.refused);
@@ -241,17 +225,12 @@ export class AttemptMaker {
     try {
       // A slot free now is taken at once (p-limit starts it before returning), so the delivery
       // and its endpoint were read just before; an attempt that waited (for its endpoint, the
-      // worker, or its share past a few milliseconds) reads them again, so that a rotation, a new
-      // URL, a deletion or an erasure meanwhile holds for it too. A wait for its share was read
-      // again during the wait, so a change after that read, within the short wait, may not hold;
-      // any other wait is read when its turn comes. Either way, one that names an erased user as
-      // read is withheld, never sent.
-      const workerFull = this.limit.activeCount >= this.limit.concurrency;
-      const waits = admission === 'wait' || (acquired?.waitedMs ?? 0) > REREAD_AFTER_SHARE_WAIT_MS || workerFull;
-      const readAgain = !workerFull && (acquired?.waitedMs ?? 0) > REREAD_AFTER_SHARE_WAIT_MS ? readWhileWaiting : undefined;
+      // worker, or its share past a few milliseconds) reads them again when its turn comes, so that a rotation, a new URL, a deletion or an erasure meanwhile
+      // holds for it too. Either way, one that names an erased user is withheld, never sent.
+      const waits = admission === 'wait' || (acquired?.waitedMs ?? 0) > REREAD_AFTER_SHARE_WAIT_MS || this.limit.activeCount >= this.limit.concurrency;
       const made = await this.limit(async () => {
         if (this.endpoints.stopped) return 'stopping' as const;
-        const current = waits ? await (readAgain ?? store.now(delivery.id)) : delivery;
+        const current = waits ? await store.now(delivery.id) : delivery;
         if (current === undefined) return 'gone' as const;
         if (current.namesErasedUser || current.status === 'withheld') return 'withheld' as const;
         // Read again after a wait: another copy of this attempt may have settled it, or a

@@ -131,15 +131,13 @@ export class FairShare {
    * host's recent answers say the wait will be short. Each host and each team has only so many
    * waiting: the rounds of its line, each of the host's typical answer time, fit in `shortWaitMs`.
    * So a host that answers in most of a second, or one team's backlog at slowish hosts, never fills
-   * the line for the others: their attempts go round a throttle queue at once. `inLine` is told
-   * when the attempt starts to wait.
+   * the line for the others: their attempts go round a throttle queue at once.
    */
-  acquire(teamId: string, url: string, inLine?: () => void): Promise<Acquired> {
+  acquire(teamId: string, url: string): Promise<Acquired> {
     const host = hostOf(url);
     const refusal = this.refusalFor(teamId, host);
     if (!refusal) return Promise.resolve({ place: this.placeFor(teamId, host), waitedMs: 0 });
     if (!this.mayWait(teamId, host)) return Promise.resolve({ refused: this.refused(refusal, host) });
-    inLine?.();
     return new Promise((resolve) => {
       const waiter: Waiter = {
         teamId,
