@@ -63,7 +63,7 @@ afterAll(async () => {
 /** An AttemptMaker on this file's store and broker, sending to local receivers. */
 function attemptMaker(
   secrets: SecretBox,
-  limits: Pick<AttemptMakerOptions, 'concurrency' | 'perEndpointConcurrency' | 'struggleAfterMs' | 'shortWaitMs' | 'fairShare'> = {},
+  limits: Pick<AttemptMakerOptions, 'concurrency' | 'perEndpointConcurrency' | 'struggleAfterMs' | 'shortWaitMs' | 'fairShare'> & { store?: AttemptStore } = {},
 ): AttemptMaker {
   return new AttemptMaker({
     store,
@@ -415,6 +415,61 @@ describe("AttemptMaker, with each tenant's share", () => {
       receiver.answer = () => ({ status: 204 });
       expect(await maker.make(await delivery('three'), 1, { manual: false, redelivered: false })).toBe(true);
     } finally {
+      await receiver.close();
+    }
+  });
+
+  it('reads a waiting delivery again once it is next in line, and again at its turn if that read has grown old', async () => {
+    const receiver = await HttpsReceiver.start(testCertificates().trusted);
+    const secrets = new SecretBox(randomBytes(32).toString('base64'));
+    const share = new FairShare({ concurrency: 64, perHost: 1, shortWaitMs: 60_000 });
+    // It answers quickly: attempts past its cap wait in line.
+    share.noteAnswer(receiver.url(), 5, true);
+    const reads: string[] = [];
+    const watched = Object.assign(Object.create(Object.getPrototypeOf(store) as object) as AttemptStore, store, {
+      now: (id: string) => {
+        reads.push(id);
+        return store.now(id);
+      },
+    });
+    const maker = attemptMaker(secrets, { store: watched, fairShare: { share, teams: new EndpointTeams(pool) } });
+    const releases: Array<() => void> = [];
+    try {
+      const delivery = async (name: string) => {
+        const endpoint = await insertEndpoint(pool, { name, url: receiver.url(`/${name}`), sealedSecret: secrets.seal('whsec_share') });
+        const id = randomUUID();
+        await pool.query(
+          `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload)
+           VALUES ($1, $2, $3, 'suggestion.created', 1, '{"event":"suggestion.created"}')`,
+          [id, endpoint, randomUUID()],
+        );
+        return (await store.load(id))!;
+      };
+      receiver.answer = () => ({ status: 204, until: new Promise((resolve) => releases.push(() => resolve(undefined))) });
+      const make = async (name: string) => {
+        const target = await delivery(name);
+        return { target, made: maker.make(target, 1, { manual: false, redelivered: false }) };
+      };
+      const one = await make('one');
+      await eventually(() => (receiver.inFlight === 1 ? true : undefined), { what: 'the first request at the host' });
+      const two = await make('two');
+      const three = await make('three');
+      await eventually(() => (share.waitingAt(receiver.url()) === 2 ? true : undefined), { what: 'two attempts in line' });
+      releases[0]!();
+      // The second has the place and is sent; the third, next in line, reads meanwhile.
+      await eventually(() => (receiver.inFlight === 1 && receiver.received.length === 2 ? true : undefined), { what: 'the second request at the host' });
+      await eventually(() => (reads.includes(three.target.id) ? true : undefined), { what: 'the third read ahead' });
+      // Its endpoint moves after that read, and its turn comes long after: it reads again.
+      await pool.query('UPDATE webhooks.webhook_endpoints SET url = $1 WHERE id = $2', [receiver.url('/moved'), three.target.endpointId]);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      releases[1]!();
+      await eventually(() => (receiver.received.length === 3 ? true : undefined), { what: 'the third request' });
+      releases[2]!();
+      expect(await Promise.all([one.made, two.made, three.made])).toEqual([true, true, true]);
+      expect(reads.filter((id) => id === three.target.id)).toHaveLength(2);
+      expect(receiver.received.map((request) => request.path)).toEqual(['/one', '/two', '/moved']);
+    } finally {
+      for (const release of releases) release();
       await receiver.close();
     }
   });

@@ -13,7 +13,7 @@ import { requestHeadersOf } from '../outbound/webhook-sender.js';
 import type { WebhookSender } from '../outbound/webhook-sender.js';
 import type { AttemptStore } from './attempt-store.js';
 import { automaticAttemptDue } from './attempt-target.js';
-import type { AttemptTarget } from './attempt-target.js';
+import type { AttemptTarget, DeliveryNow } from './attempt-target.js';
 import type { EndpointTeams, FairShare, FairShareRefusal } from './fair-share.js';
 import { EndpointSlots } from './endpoint-slots.js';
 import { OpenedSecrets } from './opened-secrets.js';
@@ -23,7 +23,8 @@ import type { AttemptSlots, WebhookMetrics } from './webhook-metrics.js';
  * An attempt that waited longer than this for its tenant's share reads its delivery again before
  * it is sent. A shorter wait adds little to the moments between any attempt's read and its send
  * under load. A read after each short wait would also hold the host's place longer, so the next
- * attempts would wait longer, and read again too.
+ * attempts would wait longer, and read again too. A read made ahead, while the attempt was next
+ * in line, serves if it began at most this long before the send.
  */
 const REREAD_AFTER_SHARE_WAIT_MS = 50;
 
@@ -203,7 +204,15 @@ export class AttemptMaker {
     if (admission === 'wait' && !(await this.endpoints.waitForSlot(delivery.endpointId))) return false;
     // Its tenant's share of the worker, by host and team: past it, the attempt waits briefly, or
     // goes round a throttle queue.
-    const acquired = teamId === undefined ? undefined : await this.options.fairShare!.share.acquire(teamId, delivery.url);
+    // Told it is next in line for its host, a waiting attempt reads its delivery again while the
+    // places ahead of it come back, so its own, once given, is not held idle for the read.
+    let readAhead: { read: Promise<DeliveryNow | undefined>; startedAt: number } | undefined;
+    const next = () => {
+      readAhead = { read: store.now(delivery.id), startedAt: performance.now() };
+      // Awaited only if it serves; a failure then fails the attempt, as a read after the wait would.
+      readAhead.read.catch(() => undefined);
+    };
+    const acquired = teamId === undefined ? undefined : await this.options.fairShare!.share.acquire(teamId, delivery.url, next);
     if (acquired && 'refused' in acquired) {
       this.endpoints.release(delivery.endpointId, countedStruggling);
       this.beyondShare.set(delivery, acquired.refused);
@@ -230,7 +239,8 @@ export class AttemptMaker {
       const waits = admission === 'wait' || (acquired?.waitedMs ?? 0) > REREAD_AFTER_SHARE_WAIT_MS || this.limit.activeCount >= this.limit.concurrency;
       const made = await this.limit(async () => {
         if (this.endpoints.stopped) return 'stopping' as const;
-        const current = waits ? await store.now(delivery.id) : delivery;
+        const freshAhead = readAhead && performance.now() - readAhead.startedAt <= REREAD_AFTER_SHARE_WAIT_MS ? readAhead.read : undefined;
+        const current = waits ? await (freshAhead ?? store.now(delivery.id)) : delivery;
         if (current === undefined) return 'gone' as const;
         if (current.namesErasedUser || current.status === 'withheld') return 'withheld' as const;
         // Read again after a wait: another copy of this attempt may have settled it, or a

@@ -221,6 +221,24 @@ describe('FairShare, waiting for a place', () => {
     expect(share.refusedSeconds('busy.example')).toBeUndefined();
   });
 
+  it('tells the next few waiters of a host, once each, when one of its places comes back', async () => {
+    const share = new FairShare({ concurrency: 64, perHost: 1, shortWaitMs: 60_000 });
+    share.noteAnswer('https://busy.example/a', 5, true);
+    const first = taken(share.take('team-a', 'https://busy.example/a'));
+    const told: number[] = [];
+    const waiting = Array.from({ length: 6 }, (_, n) => share.acquire('team-a', 'https://busy.example/a', () => told.push(n)));
+    expect(told).toEqual([]);
+    first();
+    // The first waiter has the place; the four after it are next.
+    const second = placed(await waiting[0]!);
+    expect(told).toEqual([1, 2, 3, 4]);
+    second();
+    placed(await waiting[1]!);
+    expect(told).toEqual([1, 2, 3, 4, 5]);
+    share.stop();
+    await Promise.all(waiting);
+  });
+
   it("gives a waiter whose host is free its place though an earlier waiter's host is still full", async () => {
     const share = new FairShare({ concurrency: 64, perHost: 1, shortWaitMs: 60_000 });
     taken(share.take('team-a', 'https://one.example/a'));

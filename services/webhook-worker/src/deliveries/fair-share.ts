@@ -46,7 +46,13 @@ interface Waiter {
   since: number;
   resolve: (acquired: Acquired) => void;
   timer: NodeJS.Timeout;
+  /** Told once, when it is among the next few of its host's line (NEXT_IN_LINE). */
+  next?: () => void;
+  toldNext?: boolean;
 }
+
+/** Waiters of a host told they are next, each time one of its places comes back: about one round of a few places ahead. */
+const NEXT_IN_LINE = 4;
 
 /**
  * Keeps one tenant from taking a worker from the others. An attempt may start only while:
@@ -131,9 +137,10 @@ export class FairShare {
    * host's recent answers say the wait will be short. Each host and each team has only so many
    * waiting: the rounds of its line, each of the host's typical answer time, fit in `shortWaitMs`.
    * So a host that answers in most of a second, or one team's backlog at slowish hosts, never fills
-   * the line for the others: their attempts go round a throttle queue at once.
+   * the line for the others: their attempts go round a throttle queue at once. A waiter's `next`
+   * is told when it is among the next few of its host's line, its place most likely moments away.
    */
-  acquire(teamId: string, url: string): Promise<Acquired> {
+  acquire(teamId: string, url: string, next?: () => void): Promise<Acquired> {
     const host = hostOf(url);
     const refusal = this.refusalFor(teamId, host);
     if (!refusal) return Promise.resolve({ place: this.placeFor(teamId, host), waitedMs: 0 });
@@ -144,6 +151,7 @@ export class FairShare {
         host,
         since: performance.now(),
         resolve,
+        next,
         timer: setTimeout(() => {
           this.removeWaiter(waiter);
           const last = this.refusalFor(teamId, host);
@@ -241,6 +249,7 @@ export class FairShare {
       // A team gone from the worker raises every other team's share: any waiter may go now.
       // Otherwise only the waiters for this host, or of this team, can.
       this.grantWaiters(this.teams.has(teamId) ? { host, teamId } : undefined);
+      this.tellNext(host);
     };
   }
 
@@ -275,6 +284,20 @@ export class FairShare {
       if (!hostPlace && !teamPlace) break;
     }
     if (blockedByRate) this.retryWhenTokensReturn();
+  }
+
+  /** Tells the next few waiters of a host, once each, that their place is near. */
+  private tellNext(host: string): void {
+    let told = 0;
+    for (const waiter of this.waiters) {
+      if (waiter.host !== host) continue;
+      if (!waiter.toldNext) {
+        waiter.toldNext = true;
+        waiter.next?.();
+      }
+      told += 1;
+      if (told >= NEXT_IN_LINE) return;
+    }
   }
 
   /** Tries the waiters again once a team's next token is due: no place coming back says so. */
@@ -322,6 +345,11 @@ export class FairShare {
   isFullAndSlow(url: string): boolean {
     const host = hostOf(url);
     return this.slowHosts.has(host) && (this.hosts.get(host) ?? 0) >= this.perHost;
+  }
+
+  /** How many attempts wait here for a place at this URL's host. */
+  waitingAt(url: string): number {
+    return this.waitingForHost.get(hostOf(url)) ?? 0;
   }
 
   /** How many more attempts this URL's host may have in flight here now. */
