@@ -24,7 +24,7 @@ import type { AttemptSlots, WebhookMetrics } from './webhook-metrics.js';
  * it is sent. A shorter wait adds little to the moments between any attempt's read and its send
  * under load. A read after each short wait would also hold the host's place longer, so the next
  * attempts would wait longer, and read again too. A read made ahead, while the attempt was next
- * in line, serves if it began at most this long before the send.
+ * in line, serves if it began at most this long before the attempt's turn.
  */
 const REREAD_AFTER_SHARE_WAIT_MS = 50;
 

@@ -229,7 +229,7 @@ describe('FairShare, waiting for a place', () => {
     const waiting = Array.from({ length: 6 }, (_, n) => share.acquire('team-a', 'https://busy.example/a', () => told.push(n)));
     expect(told).toEqual([]);
     first();
-    // The first waiter has the place; the four after it are next.
+    // The first waiter has the place; the next few after it are told.
     const second = placed(await waiting[0]!);
     expect(told).toEqual([1, 2, 3, 4]);
     second();

@@ -51,8 +51,14 @@ interface Waiter {
   toldNext?: boolean;
 }
 
-/** Waiters of a host told they are next, each time one of its places comes back: about one round of a few places ahead. */
+/** Most waiters of a host told they are next, each time one of its places comes back. */
 const NEXT_IN_LINE = 4;
+
+/**
+ * Waiters told they are next are those whose place is expected within this long, by the host's
+ * places and typical answer time: a read made ahead must be this fresh to serve (attempt-maker.ts).
+ */
+const NEXT_WITHIN_MS = 50;
 
 /**
  * Keeps one tenant from taking a worker from the others. An attempt may start only while:
@@ -288,15 +294,23 @@ export class FairShare {
 
   /** Tells the next few waiters of a host, once each, that their place is near. */
   private tellNext(host: string): void {
+    const waiting = this.waitingForHost.get(host) ?? 0;
+    if (waiting === 0) return;
+    const withinMs = Math.floor((this.perHost * NEXT_WITHIN_MS) / Math.max(1, this.typicalAnswerMs(host)));
+    const next = Math.min(waiting, NEXT_IN_LINE, Math.max(1, withinMs));
     let told = 0;
     for (const waiter of this.waiters) {
       if (waiter.host !== host) continue;
       if (!waiter.toldNext) {
         waiter.toldNext = true;
-        waiter.next?.();
+        try {
+          waiter.next?.();
+        } catch {
+          // Only a hint: the attempt reads at its turn instead.
+        }
       }
       told += 1;
-      if (told >= NEXT_IN_LINE) return;
+      if (told >= next) return;
     }
   }
 
