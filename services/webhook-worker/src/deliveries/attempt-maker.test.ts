@@ -452,9 +452,11 @@ describe("AttemptMaker, with each tenant's share", () => {
       };
       const one = await make('one');
       await eventually(() => (receiver.inFlight === 1 ? true : undefined), { what: 'the first request at the host' });
+      // In line in this order: the second, then the third.
       const two = await make('two');
+      await eventually(() => (share.waitingAt(receiver.url()) === 1 ? true : undefined), { what: 'the second in line' });
       const three = await make('three');
-      await eventually(() => (share.waitingAt(receiver.url()) === 2 ? true : undefined), { what: 'two attempts in line' });
+      await eventually(() => (share.waitingAt(receiver.url()) === 2 ? true : undefined), { what: 'the third in line' });
       releases[0]!();
       // The second has the place and is sent; the third, next in line, reads meanwhile.
       await eventually(() => (receiver.inFlight === 1 && receiver.received.length === 2 ? true : undefined), { what: 'the second request at the host' });
