@@ -381,6 +381,18 @@ describe('AttemptMaker, telling a failing endpoint from a slow one', () => {
   });
 });
 
+/** A pending delivery to a new endpoint at the receiver's `/name`, as an attempt loads it. */
+async function pendingDeliveryAt(receiver: HttpsReceiver, secrets: SecretBox, name: string) {
+  const endpoint = await insertEndpoint(pool, { name, url: receiver.url(`/${name}`), sealedSecret: secrets.seal('whsec_share') });
+  const id = randomUUID();
+  await pool.query(
+    `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload)
+     VALUES ($1, $2, $3, 'suggestion.created', 1, '{"event":"suggestion.created"}')`,
+    [id, endpoint, randomUUID()],
+  );
+  return (await store.load(id))!;
+}
+
 describe("AttemptMaker, with each tenant's share", () => {
   it("turns away an attempt past its host's cap without sending it, and says it may wait longer once that host answers slowly", async () => {
     const receiver = await HttpsReceiver.start(testCertificates().trusted);
@@ -388,16 +400,7 @@ describe("AttemptMaker, with each tenant's share", () => {
     const share = new FairShare({ concurrency: 64, perHost: 1 });
     const maker = attemptMaker(secrets, { fairShare: { share, teams: new EndpointTeams(pool) } });
     try {
-      const delivery = async (name: string) => {
-        const endpoint = await insertEndpoint(pool, { name, url: receiver.url(`/${name}`), sealedSecret: secrets.seal('whsec_share') });
-        const id = randomUUID();
-        await pool.query(
-          `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload)
-           VALUES ($1, $2, $3, 'suggestion.created', 1, '{"event":"suggestion.created"}')`,
-          [id, endpoint, randomUUID()],
-        );
-        return (await store.load(id))!;
-      };
+      const delivery = (name: string) => pendingDeliveryAt(receiver, secrets, name);
       let release!: () => void;
       receiver.answer = () => ({ status: 204, until: new Promise((resolve) => (release = () => resolve(undefined))) });
       const first = maker.make(await delivery('one'), 1, { manual: false, redelivered: false });
@@ -435,16 +438,7 @@ describe("AttemptMaker, with each tenant's share", () => {
     const maker = attemptMaker(secrets, { store: watched, fairShare: { share, teams: new EndpointTeams(pool) } });
     const releases: Array<() => void> = [];
     try {
-      const delivery = async (name: string) => {
-        const endpoint = await insertEndpoint(pool, { name, url: receiver.url(`/${name}`), sealedSecret: secrets.seal('whsec_share') });
-        const id = randomUUID();
-        await pool.query(
-          `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, app_id, payload)
-           VALUES ($1, $2, $3, 'suggestion.created', 1, '{"event":"suggestion.created"}')`,
-          [id, endpoint, randomUUID()],
-        );
-        return (await store.load(id))!;
-      };
+      const delivery = (name: string) => pendingDeliveryAt(receiver, secrets, name);
       receiver.answer = () => ({ status: 204, until: new Promise((resolve) => releases.push(() => resolve(undefined))) });
       const make = async (name: string) => {
         const target = await delivery(name);
