@@ -14,6 +14,7 @@ import type { WebhookSender } from '../outbound/webhook-sender.js';
 import type { AttemptStore } from './attempt-store.js';
 import { automaticAttemptDue } from './attempt-target.js';
 import type { AttemptTarget, DeliveryNow } from './attempt-target.js';
+import { hostOf } from './fair-share.js';
 import type { EndpointTeams, FairShare, FairShareRefusal } from './fair-share.js';
 import { EndpointSlots } from './endpoint-slots.js';
 import { OpenedSecrets } from './opened-secrets.js';
@@ -128,8 +129,15 @@ export class AttemptMaker {
    * longer, since its share is taken by a backlog like it that goes no faster.
    */
   wasBeyondShareOfSlowHost(delivery: AttemptTarget): boolean {
-    const slow = this.isStruggling(delivery.endpointId) || this.options.fairShare?.share.isSlow(delivery.url) === true;
-    return this.beyondShare.has(delivery) && slow;
+    return this.beyondShare.has(delivery) && this.isSlowAt(delivery.endpointId, hostOf(delivery.url));
+  }
+
+  /**
+   * Whether this endpoint struggles here, or its host, a destination as hostOf names it, answered
+   * its latest attempt here slowly or not at all: a backlog there goes no faster for waiting less.
+   */
+  isSlowAt(endpointId: string, host: string): boolean {
+    return this.isStruggling(endpointId) || this.options.fairShare?.share.isSlowHost(host) === true;
   }
 
   /**
@@ -157,11 +165,6 @@ export class AttemptMaker {
   /** The attempts refused at this host in about the last second, in seconds of its places here (FairShare.refusedSeconds). */
   hostRefusedSeconds(host: string): number | undefined {
     return this.options.fairShare?.share.refusedSeconds(host);
-  }
-
-  /** Whether this host, a destination as hostOf names it, answered its latest attempt here slowly or not at all. */
-  isSlowHost(host: string): boolean {
-    return this.options.fairShare?.share.isSlowHost(host) === true;
   }
 
   /**

@@ -237,7 +237,7 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
     const waitedFor = unreadHintOf(raw.properties.headers);
     if (waitedFor && attempts.hostRefusesAtOnce(waitedFor.host)) {
       options.metrics.throttledUnread.inc();
-      const beyondShareOfSlowHost = attempts.isStruggling(waitedFor.endpointId) || attempts.isSlowHost(waitedFor.host);
+      const beyondShareOfSlowHost = attempts.isSlowAt(waitedFor.endpointId, waitedFor.host);
       const waitingFor = { ...waitedFor, unread: waitedFor.unread + 1 };
       return turnAway(raw, attempt, waitedFor.endpointId, waitingFor, { beyondShareOfSlowHost, refusedAtHost: true });
     }
