@@ -6,6 +6,8 @@
 //   BENCH_EVENTS=5000 BENCH_ENDPOINTS=4 BENCH_RATE=500 BENCH_RATE_SECONDS=10 node bench/webhook-throughput.mjs
 //   BENCH_EVENTS=200 BENCH_ENDPOINTS=1 node bench/webhook-throughput.mjs    (latency at one endpoint)
 //   BENCH_WORKERS=1 node bench/webhook-throughput.mjs                        (one worker process only)
+//   BENCH_RATE_SECONDS=0 node bench/webhook-throughput.mjs                   (bursts only)
+//   BENCH_WRITE_CHUNK=200                                                     (events a burst writes per transaction)
 //   BENCH_WARMUP_EVENTS=5000 BENCH_WARMUP_RATE_SECONDS=3                       (the warm-ups; by default the burst's size, at least 2,000)
 //   BENCH_SEEDED_EVENTS=5000                                                  (settled events in the history before each worker count)
 //   BENCH_RECEIVER_DELAY_MS=100 node bench/webhook-throughput.mjs            (scale-out: a receiver that takes 100 ms per answer)
@@ -145,6 +147,14 @@ async function writeEvents(rows) {
   api.outboxRelay.wake();
 }
 
+// A burst's events, written as the api's requests commit them: in transactions of a relay batch
+// each, one after the other. Written in one INSERT, nothing could be published until all 5,000
+// had committed, which this machine took about half a second to do.
+const burstChunk = Number(process.env.BENCH_WRITE_CHUNK ?? 200);
+async function writeBurst(rows) {
+  for (let start = 0; start < rows.length; start += burstChunk) await writeEvents(rows.slice(start, start + burstChunk));
+}
+
 async function waitForDeliveries(total, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -179,6 +189,23 @@ async function stages(since, slowest) {
   const mean = (value) => `${Math.round(value)} ms`;
   const t = tail.rows[0];
   return `event written to relay transaction ${stage(relay)}; relay transaction to fan-out ${stage(fanOut)}; fan-out to attempt ${stage(toAttempt)}; request ${stage(request)}\n  slowest 1%, mean of each stage: relay ${mean(t.relay)}, fan-out ${mean(t.fan_out)}, to attempt ${mean(t.to_attempt)}, request ${mean(t.request)}`;
+}
+
+// When a burst's events were published, fanned out and first attempted, from the moment the load
+// began writing them: which stage a slow start of the burst waits on.
+async function burstTimeline(since) {
+  const { rows } = await writer.query(
+    `WITH published AS (SELECT extract(epoch FROM published_at - $1) AS s FROM api.outbox_events WHERE created_at >= $1),
+          fanned AS (SELECT extract(epoch FROM d.created_at - $1) AS s FROM webhooks.deliveries d WHERE d.created_at >= $1),
+          attempted AS (SELECT extract(epoch FROM a.started_at - $1) AS s FROM webhooks.delivery_attempts a WHERE a.started_at >= $1 AND a.number = 1)
+     SELECT (SELECT percentile_disc(ARRAY[0, 0.01, 0.05, 0.5, 0.95]) WITHIN GROUP (ORDER BY s) FROM published) AS published,
+            (SELECT percentile_disc(ARRAY[0, 0.01, 0.05, 0.5, 0.95]) WITHIN GROUP (ORDER BY s) FROM fanned) AS fanned,
+            (SELECT percentile_disc(ARRAY[0, 0.01, 0.05, 0.5, 0.95]) WITHIN GROUP (ORDER BY s) FROM attempted) AS attempted`,
+    [since],
+  );
+  const when = (values) => (values ?? []).map((value) => Number(value).toFixed(1)).join(', ');
+  const { published, fanned, attempted } = rows[0];
+  return `5%, half and 95% by (s): published ${when(published)}; fanned out ${when(fanned)}; first attempt started ${when(attempted)}`;
 }
 
 async function recordedAttempts() {
@@ -231,12 +258,13 @@ async function bareLoop() {
 async function throughput(label, burst, ceiling) {
   await ask('reset', 'reset');
   const probeMs = machineSpeedProbe();
-  const rows = Array.from({ length: burst }, eventRow);
   const commitsBefore = await commits();
   const throttledBefore = await throttledCounts();
+  // Made now, not before the pauses above: each event's `created_at` is where its arrival is timed from.
+  const rows = Array.from({ length: burst }, eventRow);
   const cpuBefore = cpuSnapshot(cpuGroups());
   const started = Date.now();
-  await writeEvents(rows);
+  await writeBurst(rows);
   const expected = burst * endpointsPerApp;
   const delivered = await waitForDeliveries(expected, 120_000);
   const seconds = (Date.now() - started) / 1000;
@@ -252,6 +280,7 @@ async function throughput(label, burst, ceiling) {
   const arrivals = (await ask('report', 'latencies')).latencies.sort((a, b) => a - b);
   const by = (share) => (percentile(arrivals, share) / 1000).toFixed(1);
   console.log(`  arrived: 5% by ${by(5)} s, half by ${by(50)} s, 95% by ${by(95)} s, all by ${by(100)} s`);
+  console.log(`  ${await burstTimeline(new Date(started))}`);
   return perSecond;
 }
 
@@ -352,6 +381,7 @@ for (const count of workerCounts) {
   // The loop's ceiling is measured against a receiver that answers at once.
   bursts.push(await throughput(label, events, slowReceiver ? undefined : await bareLoop()));
   if (slowReceiver) continue;
+  if (rateSeconds <= 0) continue;
   if (warmUpRateSeconds > 0) await latency(`${label}, warm-up`, warmUpRateSeconds);
   await latency(label, rateSeconds);
 }
