@@ -80,7 +80,7 @@ const RECORDABLE = `d.status <> 'withheld' AND (
       (d.attempts < o.number AND o.manual) OR (${automaticAttemptDueSql('d', 'o.number')})
       OR (o.status = 'delivered' AND d.status IN ('retrying', 'abandoned', 'cancelled') AND o.number = d.attempts AND NOT ${isErasedPayloadSql('d.payload')})
     )`;
-const RECORD_SQL = `
+export const RECORD_SQL = `
   WITH given AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(delivery_id uuid, number int, started_at timestamptz, duration_ms int, response_code int,
       error text, response_body_start text, status text, manual bool, request_url text, request_headers jsonb, position int)

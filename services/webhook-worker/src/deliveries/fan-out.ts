@@ -57,7 +57,7 @@ interface EventDeliveries {
 // and which events it noted first. Rows the statement inserts are not visible to its own SELECT, so
 // created rows come from RETURNING; the deliveries of an event given before are read afterwards
 // (EXISTING_SQL).
-const FAN_OUT_SQL = `
+export const FAN_OUT_SQL = `
   WITH event AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, event text, created_at text, app jsonb, data jsonb)
   ), received AS (
