@@ -3,7 +3,8 @@
 // header names and sizes, the same TLS client settings and undici pool), with none of the work
 // around it: no broker, no database, no signing, no record.
 //
-// Forked by bench/webhook-throughput.mjs with BENCH_LOOP set; it answers { requestsPerSecond }.
+// Forked by bench/webhook-throughput.mjs with BENCH_LOOP set; it answers { requestsPerSecond, senderCpuMs },
+// the latter this process's CPU per request.
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { root } from './bench-support.mjs';
@@ -63,8 +64,10 @@ async function run(ms) {
 
 await run(2000); // connections open and this code compiled before the count starts
 const started = performance.now();
+const cpuBefore = process.cpuUsage();
 const { answered, failed } = await run(seconds * 1000);
 const elapsed = (performance.now() - started) / 1000;
-process.send({ requestsPerSecond: Math.round(answered / elapsed), failed });
+const { user, system } = process.cpuUsage(cpuBefore);
+process.send({ requestsPerSecond: Math.round(answered / elapsed), senderCpuMs: (user + system) / 1000 / answered, failed });
 await agent.close();
 process.disconnect();

@@ -53,3 +53,21 @@ export function cpuPerUnit(before, after, units) {
   return `${spent.map(([group, ms]) => `${group} ${ms.toFixed(3)}`).join(', ')}; total ${total.toFixed(3)} ms`;
 }
 
+
+/** The machine's CPU time so far, from /proc/stat's first line: busy, and stolen by the hypervisor. */
+export function machineSnapshot() {
+  if (process.platform !== 'linux') return undefined;
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = ticks.map(Number);
+  return { busy: user + nice + system + irq + softirq, waiting: idle + iowait, steal };
+}
+
+/** "busy 87% of the cores' time, 2% stolen": what the machine did between two snapshots. */
+export function machineShare(before, after) {
+  if (!before || !after) return 'n/a (no /proc)';
+  const busy = after.busy - before.busy;
+  const steal = after.steal - before.steal;
+  const all = busy + steal + (after.waiting - before.waiting);
+  const percent = (part) => `${Math.round((100 * part) / all)}%`;
+  return `busy ${percent(busy)} of the cores' time, ${percent(steal)} stolen by the hypervisor`;
+}

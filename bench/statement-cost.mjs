@@ -1,13 +1,15 @@
 // What PostgreSQL spends per delivery on the two statements every delivery goes through: the
 // fan-out that makes it, and the record of its attempt. Each runs alone, on one connection, with
-// nothing else on the machine, at several batch sizes; the figure is the backend's own CPU.
+// nothing else on the machine, at several batch sizes; the figure is the backend's own CPU, read
+// from /proc, so PostgreSQL must run on this machine.
 //
 //   pnpm build && node bench/statement-cost.mjs
-//   BENCH_BATCHES=1,6,25,100,200 BENCH_HISTORY_EVENTS=5000 node bench/statement-cost.mjs
+//   BENCH_BATCHES=1,6,12,25,100,200     (events a statement)
+//   BENCH_HISTORY_EVENTS=5000           (settled events in the history before each batch size)
+//   BENCH_MEASURED_EVENTS=4000          (events each batch size fans out and records)
 //
-// The webhook benchmark's burst spends more in PostgreSQL per delivery than these add up to. The
-// difference is what the statements cost each other, and the rest of the machine costs them, when
-// they run at once on two cores (docs/decisions.md, "Delivery measured against a bare HTTPS loop").
+// Set beside the webhook benchmark's PostgreSQL figures in docs/decisions.md ("Delivery measured
+// against a bare HTTPS loop").
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -20,8 +22,9 @@ const { RECORD_SQL } = await import(`${root}services/webhook-worker/dist/deliver
 const { requestHeadersOf } = await import(`${root}services/webhook-worker/dist/outbound/webhook-sender.js`);
 const { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } = await import(`${root}packages/webhook-signature/dist/index.js`);
 
-const batches = (process.env.BENCH_BATCHES ?? '1,6,25,100,200').split(',').map(Number);
-// Settled events in the history first, as production has: statements planned on empty tables scan them.
+const batches = (process.env.BENCH_BATCHES ?? '1,6,12,25,100,200').split(',').map(Number);
+// Settled events in the history before each batch size, as production has: statements planned on
+// empty tables scan them. Each size starts from the same history.
 const historyEvents = Number(process.env.BENCH_HISTORY_EVENTS ?? 5000);
 // Events each batch size fans out and records; with 4 endpoints, four times as many deliveries.
 const measuredEvents = Number(process.env.BENCH_MEASURED_EVENTS ?? 4000);
@@ -41,11 +44,17 @@ for (let n = 0; n < ENDPOINTS; n += 1) {
 const pads = new ErasureHashKey(randomBytes(32)).pads;
 const client = await pool.connect();
 const { rows: [{ pid }] } = await client.query('SELECT pg_backend_pid() AS pid');
-/** The backend's CPU so far, in ms, from /proc (PostgreSQL runs on this machine). */
-const backendCpuMs = () => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
-};
+let command;
+try {
+  command = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+} catch {
+  command = undefined;
+}
+// A server in a container, or on another host, has a backend this machine's /proc does not show.
+const local = command === 'postgres';
+if (!local) console.log(`PostgreSQL's backend ${pid} is not a process of this machine: its CPU cannot be read, and every figure is n/a`);
+/** The backend's CPU so far, in ms: schedstat counts nanoseconds, where stat counts 10 ms ticks. */
+const backendCpuMs = () => (local ? Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6 : NaN);
 
 /** Fans out `events` new events in one statement; answers the deliveries made, as the worker reads them. */
 async function fanOut(events) {
@@ -66,11 +75,16 @@ async function record(deliveries) {
 }
 
 const newEvents = (count) => Array.from({ length: count }, () => suggestionCreatedEvent(app));
-for (let made = 0; made < historyEvents; made += 200) await record(await fanOut(newEvents(Math.min(200, historyEvents - made))));
-await client.query('VACUUM ANALYZE webhooks.received_events, webhooks.deliveries, webhooks.delivery_attempts');
+const HISTORY = 'webhooks.delivery_attempts, webhooks.deliveries, webhooks.received_events';
+async function freshHistory() {
+  await client.query(`TRUNCATE ${HISTORY}`);
+  for (let made = 0; made < historyEvents; made += 200) await record(await fanOut(newEvents(Math.min(200, historyEvents - made))));
+  await client.query(`VACUUM ANALYZE ${HISTORY}`);
+}
 
 console.log(`PostgreSQL backend CPU per delivery, ${ENDPOINTS} endpoints per event, ${measuredEvents} events per batch size; machine speed probe ${machineSpeedProbe()} ms`);
 for (const size of batches) {
+  await freshHistory();
   let fanOutMs = 0;
   let recordMs = 0;
   for (let done = 0; done < measuredEvents; done += size) {
@@ -81,7 +95,7 @@ for (const size of batches) {
     fanOutMs += between - before;
     recordMs += backendCpuMs() - between;
   }
-  const perDelivery = (ms) => (ms / (measuredEvents * ENDPOINTS)).toFixed(3);
+  const perDelivery = (ms) => (local ? (ms / (measuredEvents * ENDPOINTS)).toFixed(3) : 'n/a');
   console.log(`  ${String(size).padStart(3)} events a statement: fan-out ${perDelivery(fanOutMs)} ms, record ${perDelivery(recordMs)} ms, both ${perDelivery(fanOutMs + recordMs)} ms`);
 }
 

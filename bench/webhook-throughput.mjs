@@ -8,6 +8,7 @@
 //   BENCH_WORKERS=1 node bench/webhook-throughput.mjs                        (one worker process only)
 //   BENCH_RATE_SECONDS=0 node bench/webhook-throughput.mjs                   (bursts only)
 //   BENCH_WRITE_CHUNK=200                                                     (events a burst writes per transaction)
+//   BENCH_LOOP_SECONDS=5                                                      (the bare loop, before and after each burst)
 //   BENCH_WARMUP_EVENTS=5000 BENCH_WARMUP_RATE_SECONDS=3                       (the warm-ups; by default the burst's size, at least 2,000)
 //   BENCH_SEEDED_EVENTS=5000                                                  (settled events in the history before each worker count)
 //   BENCH_RECEIVER_DELAY_MS=100 node bench/webhook-throughput.mjs            (scale-out: a receiver that takes 100 ms per answer)
@@ -22,7 +23,7 @@ import { openSync } from 'node:fs';
 import pg from 'pg';
 import { benchEnvironment, freePort, localReceiverWorkerEnv, machineSpeedProbe, proTeamWithApp, quiet, root, suggestionCreatedEvent, waitUntilReady, writeOutboxEvents } from './bench-support.mjs';
 import { percentile } from './percentile.mjs';
-import { cpuPerUnit, cpuSnapshot } from './process-cpu.mjs';
+import { cpuPerUnit, cpuSnapshot, machineShare, machineSnapshot } from './process-cpu.mjs';
 
 const { testCertificates } = await import(`${root}packages/test-support/dist/index.js`);
 const { startAuthority, readAuthorityConfig } = await import(`${root}services/authority/dist/service.js`);
@@ -42,7 +43,7 @@ const rateSeconds = Number(process.env.BENCH_RATE_SECONDS ?? 10);
 // 200-event warm-up), which a service that runs for days does not; the figures are for the latter.
 const warmUpEvents = Number(process.env.BENCH_WARMUP_EVENTS ?? (slowReceiver ? 100 : Math.max(events, 2000)));
 const warmUpRateSeconds = Number(process.env.BENCH_WARMUP_RATE_SECONDS ?? 3);
-// How long the bare loop runs before each burst.
+// How long the bare loop runs before and after each burst.
 const loopSeconds = Number(process.env.BENCH_LOOP_SECONDS ?? 5);
 // Worker processes are added between phases, never removed: the counts go up.
 const workerCounts = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number);
@@ -147,10 +148,11 @@ async function writeEvents(rows) {
   api.outboxRelay.wake();
 }
 
-// A burst's events, written as the api's requests commit them: in transactions of a relay batch
-// each, one after the other. Written in one INSERT, nothing could be published until all 5,000
-// had committed, which this machine took about half a second to do.
+// A burst's events, written in transactions of a relay batch each, one after the other: between
+// one INSERT for the whole burst, which published nothing until it had committed, and the
+// transaction per event of the api's requests (bench/RESULTS.md).
 const burstChunk = Number(process.env.BENCH_WRITE_CHUNK ?? 200);
+if (!Number.isInteger(burstChunk) || burstChunk < 1) throw new Error(`BENCH_WRITE_CHUNK must be a whole number of events, 1 or more (was ${process.env.BENCH_WRITE_CHUNK})`);
 async function writeBurst(rows) {
   for (let start = 0; start < rows.length; start += burstChunk) await writeEvents(rows.slice(start, start + burstChunk));
 }
@@ -191,8 +193,9 @@ async function stages(since, slowest) {
   return `event written to relay transaction ${stage(relay)}; relay transaction to fan-out ${stage(fanOut)}; fan-out to attempt ${stage(toAttempt)}; request ${stage(request)}\n  slowest 1%, mean of each stage: relay ${mean(t.relay)}, fan-out ${mean(t.fan_out)}, to attempt ${mean(t.to_attempt)}, request ${mean(t.request)}`;
 }
 
-// When a burst's events were published, fanned out and first attempted, from the moment the load
-// began writing them: which stage a slow start of the burst waits on.
+// When a burst's events were claimed by the relay, fanned out and first attempted, from the moment
+// the load began writing them: which stage a slow start of the burst waits on. The relay stamps a
+// batch when it claims it, before the broker has confirmed it.
 async function burstTimeline(since) {
   const { rows } = await writer.query(
     `WITH published AS (SELECT extract(epoch FROM published_at - $1) AS s FROM api.outbox_events WHERE created_at >= $1),
@@ -205,7 +208,7 @@ async function burstTimeline(since) {
   );
   const when = (values) => (values ?? []).map((value) => Number(value).toFixed(1)).join(', ');
   const { published, fanned, attempted } = rows[0];
-  return `5%, half and 95% by (s): published ${when(published)}; fanned out ${when(fanned)}; first attempt started ${when(attempted)}`;
+  return `first, 1%, 5%, half and 95% by (s): claimed by the relay ${when(published)}; fanned out ${when(fanned)}; first attempt started ${when(attempted)}`;
 }
 
 async function recordedAttempts() {
@@ -240,7 +243,10 @@ const perDelivery = (count, deliveries) => (count / deliveries).toFixed(2);
 // The api (with its relay) and the load generator share this process.
 const cpuGroups = () => ({ worker: workers.map((worker) => worker.pid), receiver: [receiver.pid], 'api and load': [process.pid] });
 
-/** The bare HTTPS loop's requests a second to the receiver now, with as many in flight as a worker has. */
+/**
+ * The bare HTTPS loop's requests a second to the receiver now, with as many in flight as a worker
+ * has, and the loop's own CPU per request: { requestsPerSecond, senderCpuMs }.
+ */
 async function bareLoop() {
   if (loopSeconds <= 0) return undefined;
   const loop = fork(new URL('./https-loop.mjs', import.meta.url), {
@@ -250,9 +256,9 @@ async function bareLoop() {
     },
   });
   const exited = once(loop, 'exit').then(([code]) => Promise.reject(new Error(`the bare HTTPS loop ended with code ${code}`)));
-  const [{ requestsPerSecond, failed }] = await Promise.race([once(loop, 'message'), exited]);
+  const [{ requestsPerSecond, senderCpuMs, failed }] = await Promise.race([once(loop, 'message'), exited]);
   if (failed > 0) throw new Error(`the bare HTTPS loop had ${failed} failed requests`);
-  return requestsPerSecond;
+  return { requestsPerSecond, senderCpuMs };
 }
 
 async function throughput(label, burst, ceiling) {
@@ -263,30 +269,35 @@ async function throughput(label, burst, ceiling) {
   // Made now, not before the pauses above: each event's `created_at` is where its arrival is timed from.
   const rows = Array.from({ length: burst }, eventRow);
   const cpuBefore = cpuSnapshot(cpuGroups());
+  const machineBefore = machineSnapshot();
   const started = Date.now();
   await writeBurst(rows);
   const expected = burst * endpointsPerApp;
   const delivered = await waitForDeliveries(expected, 120_000);
   const seconds = (Date.now() - started) / 1000;
   const cpu = cpuPerUnit(cpuBefore, cpuSnapshot(cpuGroups()), delivered);
+  const machine = machineShare(machineBefore, machineSnapshot());
   const perSecond = Math.round(delivered / seconds);
   console.log(`${label}: ${delivered} of ${expected} deliveries in ${seconds.toFixed(2)} s = ${perSecond} deliveries/s (machine speed probe ${probeMs} ms)`);
   console.log(`  CPU per delivery: ${cpu}; PostgreSQL transactions per delivery ${perDelivery((await commits()) - commitsBefore, delivered)}`);
+  console.log(`  the machine during the burst: ${machine}`);
   const throttled = await throttledCounts();
   console.log(`  attempts put back in a throttle queue per delivery: ${perDelivery(throttled.throttled - throttledBefore.throttled, delivered)}, ${perDelivery(throttled.unread - throttledBefore.unread, delivered)} of them unread`);
-  // Every event of a burst is written at once, so its latencies are its arrivals: a long tail
-  // is a host left with free places while the last deliveries waited.
+  // Every event of a burst is made at its start, so its latencies are its arrivals, counted from
+  // then: a long tail is a host left with free places while the last deliveries waited.
   const arrivals = (await ask('report', 'latencies')).latencies.sort((a, b) => a - b);
   const by = (share) => (percentile(arrivals, share) / 1000).toFixed(1);
   console.log(`  arrived: 5% by ${by(5)} s, half by ${by(50)} s, 95% by ${by(95)} s, all by ${by(100)} s`);
   console.log(`  ${await burstTimeline(new Date(started))}`);
   if (ceiling) {
     // The loop runs again once the burst is over and its arrivals are read. The burst is compared
-    // with the mean of both: this machine's speed can move by half between two runs of the loop.
+    // with the mean of both: this machine's speed moves between two runs of the loop (bench/RESULTS.md).
     const after = await bareLoop();
-    const mean = Math.round((ceiling + after) / 2);
-    console.log(`  ${((100 * perSecond) / mean).toFixed(1)}% of the bare HTTPS loop around it, ${mean} requests/s: ${ceiling} before, ${after} after (target: one worker at least 35%)`);
-    if (Math.max(ceiling, after) > 1.5 * Math.min(ceiling, after)) console.log('  the machine changed speed during the burst: compare this row with care');
+    const [first, second] = [ceiling.requestsPerSecond, after.requestsPerSecond];
+    const mean = Math.round((first + second) / 2);
+    console.log(`  ${((100 * perSecond) / mean).toFixed(1)}% of the bare HTTPS loop around it, ${mean} requests/s: ${first} before, ${second} after (target: one worker at least 35%)`);
+    console.log(`  the loop's sender: ${ceiling.senderCpuMs.toFixed(3)} and ${after.senderCpuMs.toFixed(3)} ms of CPU per request`);
+    if (Math.max(first, second) > 1.5 * Math.min(first, second)) console.log('  the machine changed speed during the burst: compare this row with care');
   }
   return perSecond;
 }

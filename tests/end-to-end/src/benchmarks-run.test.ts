@@ -37,6 +37,14 @@ describe('benchmark scripts', () => {
     expect(output).toMatch(/event-to-delivery latency p50 \d+ ms, p95 \d+ ms, p99 \d+ ms \(100 of 100 delivered/);
     expect(output).toContain('attempts recorded:');
     expect(output).toMatch(/slowest 1% arrived at \(s into the phase\): \d/);
+    expect(output).toMatch(/of the bare HTTPS loop around it, \d+ requests\/s: \d+ before, \d+ after/);
+    expect(output).toMatch(/first, 1%, 5%, half and 95% by \(s\): claimed by the relay [\d.]/);
+  }, 120_000);
+
+  it('statement-cost prints what the fan-out and the record cost PostgreSQL per delivery, by events a statement', async () => {
+    const { code, output } = await runBenchmark('statement-cost.mjs', { BENCH_BATCHES: '1,6', BENCH_HISTORY_EVENTS: '20', BENCH_MEASURED_EVENTS: '12' });
+    expect({ code, output }).toMatchObject({ code: 0 });
+    expect(output.match(/events a statement: fan-out ([\d.]+|n\/a) ms, record ([\d.]+|n\/a) ms, both ([\d.]+|n\/a) ms/g)).toHaveLength(2);
   }, 120_000);
 
   it('connection-cost prints the CPU of a request on a kept-alive and on a new connection', async () => {
