@@ -3,8 +3,8 @@
 // header names and sizes, the same TLS client settings and undici pool), with none of the work
 // around it: no broker, no database, no signing, no record.
 //
-// Forked by bench/webhook-throughput.mjs with BENCH_LOOP set; it answers { requestsPerSecond, senderCpuMs },
-// the latter this process's CPU per request.
+// Forked by bench/webhook-throughput.mjs with BENCH_LOOP set. It answers { requestsPerSecond,
+// senderCpuMs }, the latter this process's CPU per request in ms.
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { root } from './bench-support.mjs';

@@ -53,7 +53,6 @@ export function cpuPerUnit(before, after, units) {
   return `${spent.map(([group, ms]) => `${group} ${ms.toFixed(3)}`).join(', ')}; total ${total.toFixed(3)} ms`;
 }
 
-
 /** The machine's CPU time so far, from /proc/stat's first line: busy, and stolen by the hypervisor. */
 export function machineSnapshot() {
   if (process.platform !== 'linux') return undefined;
@@ -62,7 +61,7 @@ export function machineSnapshot() {
   return { busy: user + nice + system + irq + softirq, waiting: idle + iowait, steal };
 }
 
-/** "busy 87% of the cores' time, 2% stolen": what the machine did between two snapshots. */
+/** "busy N% of the cores' time, M% stolen by the hypervisor": what the machine did between two snapshots. */
 export function machineShare(before, after) {
   if (!before || !after) return 'n/a (no /proc)';
   const busy = after.busy - before.busy;

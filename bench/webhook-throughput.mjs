@@ -45,6 +45,9 @@ const warmUpEvents = Number(process.env.BENCH_WARMUP_EVENTS ?? (slowReceiver ? 1
 const warmUpRateSeconds = Number(process.env.BENCH_WARMUP_RATE_SECONDS ?? 3);
 // How long the bare loop runs before and after each burst.
 const loopSeconds = Number(process.env.BENCH_LOOP_SECONDS ?? 5);
+// Events a burst writes per transaction.
+const burstChunk = Number(process.env.BENCH_WRITE_CHUNK ?? 200);
+if (!Number.isInteger(burstChunk) || burstChunk < 1) throw new Error(`BENCH_WRITE_CHUNK must be a whole number of events, 1 or more (was ${process.env.BENCH_WRITE_CHUNK})`);
 // Worker processes are added between phases, never removed: the counts go up.
 const workerCounts = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number);
 if (workerCounts.some((count, n) => !(count >= 1) || (n > 0 && count <= workerCounts[n - 1]))) {
@@ -148,11 +151,8 @@ async function writeEvents(rows) {
   api.outboxRelay.wake();
 }
 
-// A burst's events, written in transactions of a relay batch each, one after the other: between
-// one INSERT for the whole burst, which published nothing until it had committed, and the
-// transaction per event of the api's requests (bench/RESULTS.md).
-const burstChunk = Number(process.env.BENCH_WRITE_CHUNK ?? 200);
-if (!Number.isInteger(burstChunk) || burstChunk < 1) throw new Error(`BENCH_WRITE_CHUNK must be a whole number of events, 1 or more (was ${process.env.BENCH_WRITE_CHUNK})`);
+// A burst's events, written one transaction after another, each a relay batch. That lies between
+// one INSERT for the whole burst and a transaction per event (bench/RESULTS.md).
 async function writeBurst(rows) {
   for (let start = 0; start < rows.length; start += burstChunk) await writeEvents(rows.slice(start, start + burstChunk));
 }
@@ -193,9 +193,9 @@ async function stages(since, slowest) {
   return `event written to relay transaction ${stage(relay)}; relay transaction to fan-out ${stage(fanOut)}; fan-out to attempt ${stage(toAttempt)}; request ${stage(request)}\n  slowest 1%, mean of each stage: relay ${mean(t.relay)}, fan-out ${mean(t.fan_out)}, to attempt ${mean(t.to_attempt)}, request ${mean(t.request)}`;
 }
 
-// When a burst's events were claimed by the relay, fanned out and first attempted, from the moment
-// the load began writing them: which stage a slow start of the burst waits on. The relay stamps a
-// batch when it claims it, before the broker has confirmed it.
+// When a burst's events were claimed by the relay, fanned out and first attempted, counted from the
+// start of its writing. It shows which stage a slow start waits on. The relay stamps a batch as it
+// claims it, before the broker confirms it.
 async function burstTimeline(since) {
   const { rows } = await writer.query(
     `WITH published AS (SELECT extract(epoch FROM published_at - $1) AS s FROM api.outbox_events WHERE created_at >= $1),
@@ -291,7 +291,7 @@ async function throughput(label, burst, ceiling) {
   console.log(`  ${await burstTimeline(new Date(started))}`);
   if (ceiling) {
     // The loop runs again once the burst is over and its arrivals are read. The burst is compared
-    // with the mean of both: this machine's speed moves between two runs of the loop (bench/RESULTS.md).
+    // with the mean of both, since this machine's speed moves between two runs (bench/RESULTS.md).
     const after = await bareLoop();
     const [first, second] = [ceiling.requestsPerSecond, after.requestsPerSecond];
     const mean = Math.round((first + second) / 2);

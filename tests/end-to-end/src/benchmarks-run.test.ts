@@ -39,6 +39,8 @@ describe('benchmark scripts', () => {
     expect(output).toMatch(/slowest 1% arrived at \(s into the phase\): \d/);
     expect(output).toMatch(/of the bare HTTPS loop around it, \d+ requests\/s: \d+ before, \d+ after/);
     expect(output).toMatch(/first, 1%, 5%, half and 95% by \(s\): claimed by the relay [\d.]/);
+    expect(output).toMatch(/the loop's sender: [\d.]+ and [\d.]+ ms of CPU per request/);
+    expect(output).toMatch(/the machine during the burst: (busy \d+% of the cores' time, \d+% stolen by the hypervisor|n\/a \(no \/proc\))/);
   }, 120_000);
 
   it('statement-cost prints what the fan-out and the record cost PostgreSQL per delivery, by events a statement', async () => {
