@@ -127,8 +127,24 @@ describe('messaging over a real broker', () => {
       handlers: { 'authority.registerApiInstance': async () => ({ lease_until: new Date().toISOString() }) },
     });
     const client = new RpcClient(broker, logger, { names: split, timeoutMs: 20_000 });
+    const connection = await amqplib.connect(amqpUrl);
     try {
       await eventually(() => client.call('authority.registerApiInstance', { instance_id: '6f1c1c52-7a0e-4d3c-9a55-2b1f6c3e8d11', cache_ttl_ms: 1000 }), { what: 'the hot lane' });
+      // The commands lane consumes too before the sign-ins go: one sent before its queue is bound
+      // would find no queue, and the lane would never fill.
+      // A channel for each look: the broker closes one that asks for a queue not declared yet.
+      await eventually(
+        async () => {
+          const channel = await connection.createChannel();
+          channel.on('error', () => undefined);
+          try {
+            return (await channel.checkQueue(split.rpcQueue('authority'))).consumerCount > 0 ? true : undefined;
+          } finally {
+            await channel.close().catch(() => undefined);
+          }
+        },
+        { what: 'the commands lane' },
+      );
       const signIns = Array.from({ length: 6 }, () => client.call('authority.signIn', { email: 'a@example.com', password: 'twelve chars!' }).catch((error: unknown) => error));
       await eventually(() => (started === 2 ? true : undefined), { what: 'the commands lane full' });
       // Four sign-ins wait in their queue behind the two in hand; the lease renewal does not.
@@ -138,6 +154,7 @@ describe('messaging over a real broker', () => {
       expect(await Promise.all(signIns)).toHaveLength(6);
     } finally {
       release();
+      await connection.close();
       await client.close();
       await Promise.all([commands.stop(), hot.stop()]);
       await deleteBrokerObjects(amqpUrl, { queues: [split.rpcQueue('authority'), split.rpcQueue('authority', 'hot')], exchanges: [split.rpcExchange] });
