@@ -45,16 +45,17 @@ const pads = new ErasureHashKey(randomBytes(32)).pads;
 const client = await pool.connect();
 const { rows: [{ pid }] } = await client.query('SELECT pg_backend_pid() AS pid');
 /** The backend's CPU so far, in ms: schedstat counts nanoseconds, where stat counts 10 ms ticks. */
-const backendCpuMs = () => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+const readBackendCpuMs = () => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
 // A server on another host, or in a container with pids of its own, is not this pid here. A kernel
 // that keeps no scheduler statistics shows zero.
 let local;
 try {
-  local = readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres' && backendCpuMs() > 0;
+  local = readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres' && readBackendCpuMs() > 0;
 } catch {
   local = false;
 }
 if (!local) console.log(`PostgreSQL's backend ${pid} is not a process whose CPU this machine shows: every figure is n/a`);
+const backendCpuMs = () => (local ? readBackendCpuMs() : 0);
 
 /** Fans out `events` new events in one statement; answers the deliveries made, as the worker reads them. */
 async function fanOut(events) {
@@ -88,12 +89,12 @@ for (const size of batches) {
   let fanOutMs = 0;
   let recordMs = 0;
   for (let done = 0; done < measuredEvents; done += size) {
-    const before = local ? backendCpuMs() : 0;
+    const before = backendCpuMs();
     const deliveries = await fanOut(newEvents(Math.min(size, measuredEvents - done)));
-    const between = local ? backendCpuMs() : 0;
+    const between = backendCpuMs();
     await record(deliveries);
     fanOutMs += between - before;
-    recordMs += (local ? backendCpuMs() : 0) - between;
+    recordMs += backendCpuMs() - between;
   }
   const perDelivery = (ms) => (local ? (ms / (measuredEvents * ENDPOINTS)).toFixed(3) : 'n/a');
   console.log(`  ${String(size).padStart(3)} events a statement: fan-out ${perDelivery(fanOutMs)} ms, record ${perDelivery(recordMs)} ms, both ${perDelivery(fanOutMs + recordMs)} ms`);

@@ -198,17 +198,17 @@ async function stages(since, slowest) {
 // claims it, before the broker confirms it.
 async function burstTimeline(since) {
   const { rows } = await writer.query(
-    `WITH published AS (SELECT extract(epoch FROM published_at - $1) AS s FROM api.outbox_events WHERE created_at >= $1),
+    `WITH claimed AS (SELECT extract(epoch FROM published_at - $1) AS s FROM api.outbox_events WHERE created_at >= $1),
           fanned AS (SELECT extract(epoch FROM d.created_at - $1) AS s FROM webhooks.deliveries d WHERE d.created_at >= $1),
           attempted AS (SELECT extract(epoch FROM a.started_at - $1) AS s FROM webhooks.delivery_attempts a WHERE a.started_at >= $1 AND a.number = 1)
-     SELECT (SELECT percentile_disc(ARRAY[0, 0.01, 0.05, 0.5, 0.95]) WITHIN GROUP (ORDER BY s) FROM published) AS published,
+     SELECT (SELECT percentile_disc(ARRAY[0, 0.01, 0.05, 0.5, 0.95]) WITHIN GROUP (ORDER BY s) FROM claimed) AS claimed,
             (SELECT percentile_disc(ARRAY[0, 0.01, 0.05, 0.5, 0.95]) WITHIN GROUP (ORDER BY s) FROM fanned) AS fanned,
             (SELECT percentile_disc(ARRAY[0, 0.01, 0.05, 0.5, 0.95]) WITHIN GROUP (ORDER BY s) FROM attempted) AS attempted`,
     [since],
   );
   const when = (values) => (values ?? []).map((value) => Number(value).toFixed(1)).join(', ');
-  const { published, fanned, attempted } = rows[0];
-  return `first, 1%, 5%, half and 95% by (s): claimed by the relay ${when(published)}; fanned out ${when(fanned)}; first attempt started ${when(attempted)}`;
+  const { claimed, fanned, attempted } = rows[0];
+  return `first, 1%, 5%, half and 95% by (s): claimed by the relay ${when(claimed)}; fanned out ${when(fanned)}; first attempt started ${when(attempted)}`;
 }
 
 async function recordedAttempts() {
