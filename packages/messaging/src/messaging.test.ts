@@ -577,6 +577,37 @@ describe('messaging over a real broker', () => {
     }
   });
 
+  it("gives a message its own time to live: it leaves a waiting queue sooner than the queue's, but never before those ahead of it", async () => {
+    const namespace = createTestNamespace();
+    const waiting = `${namespace}waiting`;
+    const back = `${namespace}back`;
+    const publisher = new ConfirmedPublisher(broker, { name: 'expiration-test' });
+    const connection = await amqplib.connect(amqpUrl);
+    try {
+      const channel = await connection.createChannel();
+      await channel.assertQueue(back, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      await channel.assertQueue(waiting, {
+        durable: true,
+        arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 60_000, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': back, 'x-dead-letter-strategy': 'at-least-once', 'x-overflow': 'reject-publish' },
+      });
+      const arrived: number[] = [];
+      await channel.consume(back, (message) => {
+        if (!message) return;
+        arrived.push(JSON.parse(message.content.toString()).n as number);
+        channel.ack(message);
+      });
+      // A queue lets messages expire only from its head: the second waits behind the first.
+      await publisher.sendToQueue(waiting, { n: 1 }, { expirationMs: 300 });
+      await publisher.sendToQueue(waiting, { n: 2 }, { expirationMs: 50 });
+      await eventually(() => (arrived.length === 2 ? true : undefined), { what: "both back, long before the queue's minute", timeoutMs: 10_000 });
+      expect(arrived).toEqual([1, 2]);
+    } finally {
+      await connection.close();
+      await publisher.close();
+      await deleteBrokerObjects(amqpUrl, { queues: [waiting, back], exchanges: [] });
+    }
+  });
+
   it('sends the frames written in one turn (publishes, acks) in one socket write (patches/amqplib@2.3.1.patch), and the broker takes them all', async () => {
     const connection = await amqplib.connect(amqpUrl, { noDelay: true });
     const corked = `${names.namespace}corked`;

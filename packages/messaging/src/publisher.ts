@@ -26,6 +26,11 @@ export interface PublishOptions {
    * exists, a retry whose queue was deleted).
    */
   mandatory?: boolean;
+  /**
+   * The message's own time to live, in ms. In a queue with a TTL of its own, the shorter one holds.
+   * A queue lets a message expire only from its head, so one never waits past those before it.
+   */
+  expirationMs?: number;
 }
 
 /**
@@ -73,6 +78,7 @@ export class ConfirmedPublisher {
         messageId: options.messageId,
         headers: tag === undefined ? options.headers : { ...options.headers, [RETURN_TAG_HEADER]: tag },
         mandatory: tag !== undefined,
+        expiration: options.expirationMs === undefined ? undefined : String(Math.max(0, Math.round(options.expirationMs))),
         timeout: options.timeoutMs ?? this.options.timeoutMs ?? 5000,
       });
     } catch (error) {

@@ -167,6 +167,11 @@ export class AttemptMaker {
     return this.options.fairShare?.share.refusedSeconds(host);
   }
 
+  /** How long an attempt refused at its busy host waits on the first rung, at most `longestMs` (FairShare.returnWaitMs). */
+  hostReturnWaitMs(host: string, longestMs: number): number | undefined {
+    return this.options.fairShare?.share.returnWaitMs(host, longestMs);
+  }
+
   /**
    * For an attempt at a slow host: how many more it may have in flight here now. Undefined when
    * its host is not slow, or no share is kept.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { topologyNames } from '@feedback/messaging';
 import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS, THROTTLED_HEADER, WAITED_UNREAD_HEADER, WAITING_FOR_ENDPOINT_HEADER, WAITING_FOR_HOST_HEADER, webhookQueueNames } from '../queues/webhook-topology.js';
-import { PACED_RETURN_SECONDS, handOff, pacedRung, singleMessageHeaders, unreadHintOf } from './deliver.js';
+import { PACED_RETURN_SECONDS, handOff, pacedRung, singleMessageHeaders, spacedOnFirstRung, unreadHintOf } from './deliver.js';
 
 const queues = webhookQueueNames(topologyNames(''), PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS);
 
@@ -69,6 +69,23 @@ describe('an attempt refused at a busy host that answers well', () => {
     });
     // A climb outranks the pace.
     expect(handOff(queues, { [THROTTLED_HEADER]: 1 }, { number: 1, manual: false, givenBefore: false }, { climb: true, paced: 2 }).queue).toBe(queues.throttles[1]!.queue);
+  });
+
+  it("comes back from the first rung when its host's schedule of returns says, sooner than the rung's wait; on any other rung, after the rung's wait", () => {
+    const waitingFor = { endpointId: 'endpoint-1', host: 'busy.example', unread: 0 };
+    const onFirst = { ...handOff(queues, undefined, { number: 1, manual: false, givenBefore: false }, { climb: false }), waitingFor };
+    const asked: Array<[string, number]> = [];
+    const schedule = (waitMs: number | undefined) => (host: string, longestMs: number) => (asked.push([host, longestMs]), waitMs);
+    expect(spacedOnFirstRung(queues, onFirst, { climb: false, refusedAtHost: true }, schedule(350))).toEqual({ ...onFirst, waitMs: 350 });
+    expect(asked).toEqual([['busy.example', queues.throttles[0]!.delay]]);
+    // The schedule full, or the host's pace unknown: the rung's own wait.
+    expect(spacedOnFirstRung(queues, onFirst, { climb: false, refusedAtHost: true }, schedule(queues.throttles[0]!.delay))).toEqual(onFirst);
+    expect(spacedOnFirstRung(queues, onFirst, { climb: false, refusedAtHost: true }, schedule(undefined))).toEqual(onFirst);
+    // Not turned away for its host's cap, climbing, or on a paced longer rung: not spaced.
+    expect(spacedOnFirstRung(queues, onFirst, { climb: false, refusedAtHost: false }, schedule(350))).toEqual(onFirst);
+    expect(spacedOnFirstRung(queues, onFirst, { climb: true, refusedAtHost: true }, schedule(350))).toEqual(onFirst);
+    const paced = { ...handOff(queues, undefined, { number: 1, manual: false, givenBefore: false }, { climb: false, paced: 1 }), waitingFor };
+    expect(spacedOnFirstRung(queues, paced, { climb: false, refusedAtHost: true }, schedule(350))).toEqual(paced);
   });
 });
 

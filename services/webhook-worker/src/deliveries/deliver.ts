@@ -48,6 +48,8 @@ export interface HandOff {
    * each member's own would split a group.
    */
   waitingFor?: WaitingFor;
+  /** How long it waits there, when less than the queue's own wait: a busy host's returns spaced (FairShare.returnWaitMs). */
+  waitMs?: number;
 }
 
 /** The endpoint and destination host an attempt waits for: enough to turn it away again unread. */
@@ -68,6 +70,23 @@ const MOST_UNREAD_RETURNS = 3;
 /** What a delivery waits for; none for a listen session, whose destination names the session. */
 function waitingForOf(delivery: AttemptTarget): WaitingFor | undefined {
   return delivery.url.startsWith(LISTEN_URL_PREFIX) ? undefined : { endpointId: delivery.endpointId, host: hostOf(delivery.url), unread: 0 };
+}
+
+/**
+ * The hand-off, with its wait on the first rung spaced (FairShare.returnWaitMs) when it was turned
+ * away for its host's cap and does not climb. A burst refused at once then comes back over the
+ * rung's wait, not all at its end, and the host's places stay busy between the returns.
+ */
+export function spacedOnFirstRung(
+  queues: WebhookQueueNames,
+  onward: HandOff,
+  why: { climb: boolean; refusedAtHost: boolean },
+  returnWaitMs: (host: string, longestMs: number) => number | undefined,
+): HandOff {
+  const firstRung = queues.throttles[0]!;
+  if (why.climb || !why.refusedAtHost || !onward.waitingFor || onward.queue !== firstRung.queue) return onward;
+  const waitMs = returnWaitMs(onward.waitingFor.host, firstRung.delay);
+  return waitMs === undefined || waitMs >= firstRung.delay ? onward : { ...onward, waitMs };
 }
 
 /** The longest value a hint header may carry: a DNS name and a port, or an endpoint's id. */
@@ -315,7 +334,8 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
     // A redelivery by hand is a member's request, made now or at the first wait's return.
     const paced = !climb && refusedAtHost && waitingFor && !attempt.manual ? pacedRung(queues, attempts.hostRefusedSeconds(waitingFor.host), random) : 0;
     options.metrics.throttled.inc();
-    return { ...handOff(queues, incoming, attempt, { climb, toTop: beyondShareOfSlowHost, paced }), ...(waitingFor ? { waitingFor } : {}) };
+    const onward = { ...handOff(queues, incoming, attempt, { climb, toTop: beyondShareOfSlowHost, paced }), ...(waitingFor ? { waitingFor } : {}) };
+    return spacedOnFirstRung(queues, onward, { climb, refusedAtHost }, (host, longestMs) => attempts.hostReturnWaitMs(host, longestMs));
   }
 
   /**
@@ -352,7 +372,7 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
       if (groupQueue === undefined) {
         const { queue } = onward;
         const headers = singleMessageHeaders(onward);
-        sends.push(() => options.publisher.sendToQueue(queue, { delivery_id: id }, { messageId: id, headers }));
+        sends.push(() => options.publisher.sendToQueue(queue, { delivery_id: id }, { messageId: id, headers, expirationMs: onward.waitMs }));
         return;
       }
       grouped.push({ queue: groupQueue, id, headers: onward.headers });
@@ -387,7 +407,7 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
         // Only one that climbed there: with a single throttle delay, the top rung is the first too.
         const climbedToTop = onward.queue === topRung && Number(onward.headers[THROTTLED_HEADER]) >= queues.throttles.length;
         if (climbedToTop) await topRungGroups.load({ id: message.delivery_id, headers: onward.headers });
-        else await options.publisher.sendToQueue(onward.queue, message, { messageId: message.delivery_id, headers: singleMessageHeaders(onward) });
+        else await options.publisher.sendToQueue(onward.queue, message, { messageId: message.delivery_id, headers: singleMessageHeaders(onward), expirationMs: onward.waitMs });
       },
     }),
     // A group holds up to DELIVERY_GROUP_LIMIT attempts: a few at a time are plenty.

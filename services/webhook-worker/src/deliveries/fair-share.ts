@@ -83,6 +83,8 @@ export class FairShare {
   private readonly typicalMs = new Map<string, number>();
   /** Attempts refused at each host for its cap: a rate that decays over about a second, and when it was last noted. */
   private readonly hostRefusals = new Map<string, { rate: number; at: number }>();
+  /** When the latest attempt sent round the first rung for each busy host is due back (returnWaitMs). */
+  private readonly returnsDue = new Map<string, number>();
   private readonly perHost: number;
   private readonly perTeam: number;
   private readonly rate: number;
@@ -240,6 +242,25 @@ export class FairShare {
     if (typicalMs === undefined || refusals === undefined || this.slowHosts.has(host)) return undefined;
     const takenPerSecond = (this.perHost * 1000) / Math.max(1, typicalMs);
     return decayed(refusals.rate, this.now() - refusals.at) / takenPerSecond;
+  }
+
+  /**
+   * How long an attempt refused at its busy host should wait on the first rung, at most
+   * `longestMs`, the rung's own wait. Returns are spaced at the pace the host's places take them,
+   * after its line: a burst's refusals then come back over the rung's wait, not all at its end,
+   * and the places stay busy between them. Past a rung's worth, `longestMs`, as before. Undefined
+   * while the host's answer time is unknown or it is slow.
+   */
+  returnWaitMs(host: string, longestMs: number): number | undefined {
+    const typicalMs = this.typicalMs.get(host);
+    if (typicalMs === undefined || this.slowHosts.has(host)) return undefined;
+    const now = this.now();
+    const turnMs = Math.max(1, typicalMs) / this.perHost;
+    const lineEnds = now + ((this.waitingForHost.get(host) ?? 0) + (this.hosts.get(host) ?? 0)) * turnMs;
+    const due = Math.max(this.returnsDue.get(host) ?? 0, lineEnds) + turnMs;
+    if (due - now >= longestMs) return longestMs;
+    noteMostRecent(this.returnsDue, host, due);
+    return due - now;
   }
 
   /** Counts an attempt in flight for its host and team; answers the function that gives it back. */
