@@ -591,9 +591,11 @@ describe('messaging over a real broker', () => {
         arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 60_000, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': back, 'x-dead-letter-strategy': 'at-least-once', 'x-overflow': 'reject-publish' },
       });
       const arrived: number[] = [];
+      const expirations: unknown[] = [];
       await channel.consume(back, (message) => {
         if (!message) return;
         arrived.push(JSON.parse(message.content.toString()).n as number);
+        expirations.push(message.properties.expiration);
         channel.ack(message);
       });
       // A queue lets messages expire only from its head: the second waits behind the first.
@@ -601,6 +603,8 @@ describe('messaging over a real broker', () => {
       await publisher.sendToQueue(waiting, { n: 2 }, { expirationMs: 50 });
       await eventually(() => (arrived.length === 2 ? true : undefined), { what: "both back, long before the queue's minute", timeoutMs: 10_000 });
       expect(arrived).toEqual([1, 2]);
+      // The broker takes the time to live off a message it dead-letters: it cannot expire where it goes.
+      expect(expirations).toEqual([undefined, undefined]);
     } finally {
       await connection.close();
       await publisher.close();
