@@ -70,6 +70,8 @@ export class ConfirmedPublisher {
 
   /** `body` is serialised as JSON; a Buffer is taken as JSON already serialised, and sent as it is. */
   async publish(exchange: string, routingKey: string, body: unknown, options: PublishOptions = {}): Promise<void> {
+    // The broker would close the channel, every publish on it with it, over an expiration it cannot read.
+    if (options.expirationMs !== undefined && !Number.isFinite(options.expirationMs)) throw new TypeError(`expirationMs must be a finite number of ms (was ${options.expirationMs})`);
     const tag = options.mandatory ? String((this.nextTag += 1)) : undefined;
     try {
       await this.channel.publish(exchange, routingKey, Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body)), {

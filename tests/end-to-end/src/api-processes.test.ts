@@ -70,8 +70,10 @@ describe('the api as several processes (API_PROCESSES)', () => {
       const published = /^feedback_outbox_events_published_total\{[^}]*\} (\d+)/m.exec(text);
       // Each process reads its dependencies up (a check slower than its limit reads down): the least of them is what the instance says.
       const databaseUp = /^feedback_dependency_up\{[^}]*dependency="database"[^}]*\} 1$/m.test(text);
-      return published && Number(published[1]) >= 6 && databaseUp ? text : undefined;
-    }, { what: 'the events to be relayed, as both processes count them, and the database up in both', timeoutMs: 20_000 });
+      // The team's and the app's own events are relayed too: the backlog is empty only once all are.
+      const drained = /^feedback_outbox_unpublished_events\{[^}]*\} 0$/m.test(text);
+      return published && Number(published[1]) >= 6 && databaseUp && drained ? text : undefined;
+    }, { what: 'every event relayed, as both processes count them, and the database up in both', timeoutMs: 20_000 });
     expect(metrics).toMatch(/^feedback_http_request_duration_seconds_count\{[^}]*route="\/suggestions"[^}]*method="POST"[^}]*status="201"[^}]*\} 6$/m);
     expect(metrics).toMatch(/^feedback_outbox_unpublished_events\{[^}]*\} 0$/m);
   }, 60_000);

@@ -167,9 +167,9 @@ export class AttemptMaker {
     return this.options.fairShare?.share.refusedSeconds(host);
   }
 
-  /** How long an attempt refused at its busy host waits on the first rung, at most `longestMs` (FairShare.returnWaitMs). */
-  hostReturnWaitMs(host: string, longestMs: number): number | undefined {
-    return this.options.fairShare?.share.returnWaitMs(host, longestMs);
+  /** Books the return of an attempt refused at its busy host: how long it waits on the first rung, at most `longestMs` (FairShare.bookReturn). */
+  bookHostReturn(host: string, longestMs: number): number | undefined {
+    return this.options.fairShare?.share.bookReturn(host, longestMs);
   }
 
   /**

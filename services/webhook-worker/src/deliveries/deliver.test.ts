@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { topologyNames } from '@feedback/messaging';
 import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS, THROTTLED_HEADER, WAITED_UNREAD_HEADER, WAITING_FOR_ENDPOINT_HEADER, WAITING_FOR_HOST_HEADER, webhookQueueNames } from '../queues/webhook-topology.js';
-import { PACED_RETURN_SECONDS, handOff, pacedRung, singleMessageHeaders, spacedOnFirstRung, unreadHintOf } from './deliver.js';
+import { PACED_RETURN_SECONDS, handOff, pacedRung, singleMessageHeaders, singleMessageOptions, spacedOnFirstRung, unreadHintOf } from './deliver.js';
 
 const queues = webhookQueueNames(topologyNames(''), PRODUCTION_RETRY_DELAYS_MS, PRODUCTION_THROTTLE_DELAYS_MS);
 
@@ -86,6 +86,14 @@ describe('an attempt refused at a busy host that answers well', () => {
     expect(spacedOnFirstRung(queues, onFirst, { climb: true, refusedAtHost: true }, schedule(350))).toEqual(onFirst);
     const paced = { ...handOff(queues, undefined, { number: 1, manual: false, givenBefore: false }, { climb: false, paced: 1 }), waitingFor };
     expect(spacedOnFirstRung(queues, paced, { climb: false, refusedAtHost: true }, schedule(350))).toEqual(paced);
+  });
+
+  it('is sent with its spaced wait as its own time to live, and with none otherwise', () => {
+    const waitingFor = { endpointId: 'endpoint-1', host: 'busy.example', unread: 0 };
+    const onFirst = { ...handOff(queues, undefined, { number: 1, manual: false, givenBefore: false }, { climb: false }), waitingFor };
+    const spaced = spacedOnFirstRung(queues, onFirst, { climb: false, refusedAtHost: true }, () => 350);
+    expect(singleMessageOptions(spaced, 'delivery-1')).toEqual({ messageId: 'delivery-1', headers: singleMessageHeaders(spaced), expirationMs: 350 });
+    expect(singleMessageOptions(onFirst, 'delivery-1')).toEqual({ messageId: 'delivery-1', headers: singleMessageHeaders(onFirst) });
   });
 });
 

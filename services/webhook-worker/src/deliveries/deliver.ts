@@ -6,7 +6,7 @@ import type { Logger } from '@feedback/logging';
 import { statementBatches } from '@feedback/database';
 import { PermanentFailure, startConsumer } from '@feedback/messaging';
 import { ATTEMPT_HEADER, GIVEN_BEFORE_HEADER, MANUAL_HEADER, THROTTLED_HEADER, WAITED_UNREAD_HEADER, WAITING_FOR_ENDPOINT_HEADER, WAITING_FOR_HOST_HEADER, declareWebhookTopology, throttleFor } from '../queues/webhook-topology.js';
-import type { Broker, ConfirmedPublisher, Consumer } from '@feedback/messaging';
+import type { Broker, ConfirmedPublisher, Consumer, PublishOptions } from '@feedback/messaging';
 import type { WebhookQueueNames } from '../queues/webhook-topology.js';
 import type { AttemptMaker } from './attempt-maker.js';
 import { automaticAttemptDue } from './attempt-target.js';
@@ -48,7 +48,11 @@ export interface HandOff {
    * each member's own would split a group.
    */
   waitingFor?: WaitingFor;
-  /** How long it waits there, when less than the queue's own wait: a busy host's returns spaced (FairShare.returnWaitMs). */
+  /**
+   * The message's own time to live there, when less than the queue's: a busy host's returns
+   * spaced (FairShare.bookReturn). Behind messages that expire later it waits for them, never past
+   * the queue's own wait.
+   */
   waitMs?: number;
 }
 
@@ -73,7 +77,7 @@ function waitingForOf(delivery: AttemptTarget): WaitingFor | undefined {
 }
 
 /**
- * The hand-off, with its wait on the first rung spaced (FairShare.returnWaitMs) when it was turned
+ * The hand-off, with its wait on the first rung spaced (FairShare.bookReturn) when it was turned
  * away for its host's cap and does not climb. A burst refused at once then comes back over the
  * rung's wait, not all at its end, and the host's places stay busy between the returns.
  */
@@ -81,11 +85,11 @@ export function spacedOnFirstRung(
   queues: WebhookQueueNames,
   onward: HandOff,
   why: { climb: boolean; refusedAtHost: boolean },
-  returnWaitMs: (host: string, longestMs: number) => number | undefined,
+  bookReturn: (host: string, longestMs: number) => number | undefined,
 ): HandOff {
   const firstRung = queues.throttles[0]!;
   if (why.climb || !why.refusedAtHost || !onward.waitingFor || onward.queue !== firstRung.queue) return onward;
-  const waitMs = returnWaitMs(onward.waitingFor.host, firstRung.delay);
+  const waitMs = bookReturn(onward.waitingFor.host, firstRung.delay);
   return waitMs === undefined || waitMs >= firstRung.delay ? onward : { ...onward, waitMs };
 }
 
@@ -108,6 +112,11 @@ function waitedForOf(headers: Record<string, unknown> | undefined): WaitingFor |
   if (typeof endpointId !== 'string' || typeof host !== 'string' || host.length === 0 || host.length > HINT_LENGTH || endpointId.length > HINT_LENGTH) return undefined;
   const unread = Number(headers?.[WAITED_UNREAD_HEADER] ?? 0);
   return { endpointId, host, unread: Number.isSafeInteger(unread) && unread > 0 ? unread : 0 };
+}
+
+/** How a message of its own is sent for delivery `deliveryId`: its id, its headers, and its own time to live if spaced. */
+export function singleMessageOptions(onward: HandOff, deliveryId: string): PublishOptions {
+  return { messageId: deliveryId, headers: singleMessageHeaders(onward), ...(onward.waitMs === undefined ? {} : { expirationMs: onward.waitMs }) };
 }
 
 /** The headers of a message of its own: the hand-off's, and what it waits for. */
@@ -335,7 +344,7 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
     const paced = !climb && refusedAtHost && waitingFor && !attempt.manual ? pacedRung(queues, attempts.hostRefusedSeconds(waitingFor.host), random) : 0;
     options.metrics.throttled.inc();
     const onward = { ...handOff(queues, incoming, attempt, { climb, toTop: beyondShareOfSlowHost, paced }), ...(waitingFor ? { waitingFor } : {}) };
-    return spacedOnFirstRung(queues, onward, { climb, refusedAtHost }, (host, longestMs) => attempts.hostReturnWaitMs(host, longestMs));
+    return spacedOnFirstRung(queues, onward, { climb, refusedAtHost }, (host, longestMs) => attempts.bookHostReturn(host, longestMs));
   }
 
   /**
@@ -368,11 +377,12 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
         onward = outcome.value;
       }
       if (!onward) return;
-      const groupQueue = outcome.status === 'fulfilled' ? groupQueueFor(onward.queue) : undefined;
+      // A spaced return goes alone: a group would wait the rung's whole wait.
+      const groupQueue = outcome.status === 'fulfilled' && onward.waitMs === undefined ? groupQueueFor(onward.queue) : undefined;
       if (groupQueue === undefined) {
         const { queue } = onward;
-        const headers = singleMessageHeaders(onward);
-        sends.push(() => options.publisher.sendToQueue(queue, { delivery_id: id }, { messageId: id, headers, expirationMs: onward.waitMs }));
+        const sendOptions = singleMessageOptions(onward, id);
+        sends.push(() => options.publisher.sendToQueue(queue, { delivery_id: id }, sendOptions));
         return;
       }
       grouped.push({ queue: groupQueue, id, headers: onward.headers });
@@ -407,7 +417,7 @@ export function consumeDeliveries(options: DeliverOptions): { singles: Consumer;
         // Only one that climbed there: with a single throttle delay, the top rung is the first too.
         const climbedToTop = onward.queue === topRung && Number(onward.headers[THROTTLED_HEADER]) >= queues.throttles.length;
         if (climbedToTop) await topRungGroups.load({ id: message.delivery_id, headers: onward.headers });
-        else await options.publisher.sendToQueue(onward.queue, message, { messageId: message.delivery_id, headers: singleMessageHeaders(onward), expirationMs: onward.waitMs });
+        else await options.publisher.sendToQueue(onward.queue, message, singleMessageOptions(onward, message.delivery_id));
       },
     }),
     // A group holds up to DELIVERY_GROUP_LIMIT attempts: a few at a time are plenty.

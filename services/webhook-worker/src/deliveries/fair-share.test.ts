@@ -225,23 +225,39 @@ describe('FairShare, waiting for a place', () => {
     let now = 0;
     const share = new FairShare({ concurrency: 64, perHost: 2, shortWaitMs: 0, now: () => now });
     // Unknown before it answers: the rung's own wait.
-    expect(share.returnWaitMs('busy.example', 1000)).toBeUndefined();
+    expect(share.bookReturn('busy.example', 1000)).toBeUndefined();
     share.noteAnswer('https://busy.example/a', 100, true);
     taken(share.take('team-a', 'https://busy.example/a'));
     taken(share.take('team-a', 'https://busy.example/a'));
     // Two places answering in 100 ms take one attempt each 50 ms. The two in flight end at 100 ms;
     // the refused come back from then on, one a turn.
-    const waits = Array.from({ length: 20 }, () => share.returnWaitMs('busy.example', 1000));
+    const waits = Array.from({ length: 20 }, () => share.bookReturn('busy.example', 1000));
     expect(waits.slice(0, 3)).toEqual([150, 200, 250]);
     expect(waits[16]).toBe(950);
     // Past the rung's wait, the rung's wait: those come back together, as before.
     expect(waits.slice(17)).toEqual([1000, 1000, 1000]);
     // As time passes, the schedule takes returns again, after those already due (at 950 ms).
     now += 500;
-    expect(share.returnWaitMs('busy.example', 1000)).toBe(1000 - 500);
+    expect(share.bookReturn('busy.example', 1000)).toBe(1000 - 500);
     // A slow host's backlog waits the longest anyway.
     share.noteAnswer('https://busy.example/a', 1500, true);
-    expect(share.returnWaitMs('busy.example', 1000)).toBeUndefined();
+    expect(share.bookReturn('busy.example', 1000)).toBeUndefined();
+  });
+
+  it("books a host's returns after the attempts waiting in its line too, and never sooner than the short wait", async () => {
+    const share = new FairShare({ concurrency: 64, perHost: 1, shortWaitMs: 150, now: () => 0 });
+    share.noteAnswer('https://busy.example/a', 40, true);
+    const place = taken(share.take('team-a', 'https://busy.example/a'));
+    const waiting = share.acquire('team-a', 'https://busy.example/a');
+    // One in flight and one waiting, 40 ms a turn: due after the third turn, held to the short wait.
+    expect(share.bookReturn('busy.example', 1000)).toBe(150);
+    expect(share.bookReturn('busy.example', 1000)).toBe(160);
+    place();
+    expect('place' in (await waiting)).toBe(true);
+    // A host answering at once would bring its refusals straight back: the short wait holds them.
+    const fast = new FairShare({ concurrency: 64, perHost: 16, shortWaitMs: 250, now: () => 0 });
+    fast.noteAnswer('https://fast.example/a', 0, true);
+    expect(fast.bookReturn('fast.example', 1000)).toBe(250);
   });
 
   it('tells the next few waiters of a host, once each, when one of its places comes back', async () => {

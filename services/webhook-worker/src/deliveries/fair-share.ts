@@ -83,7 +83,7 @@ export class FairShare {
   private readonly typicalMs = new Map<string, number>();
   /** Attempts refused at each host for its cap: a rate that decays over about a second, and when it was last noted. */
   private readonly hostRefusals = new Map<string, { rate: number; at: number }>();
-  /** When the latest attempt sent round the first rung for each busy host is due back (returnWaitMs). */
+  /** When the latest return booked for each busy host is due (bookReturn). */
   private readonly returnsDue = new Map<string, number>();
   private readonly perHost: number;
   private readonly perTeam: number;
@@ -234,7 +234,8 @@ export class FairShare {
    * refusals over what it takes here a second, its places over its typical answer time. While its
    * backlog keeps the 1-second wait, that is about the backlog's length; once paced, the returns'.
    * Undefined while its answer time is unknown, or while it is slow (such a backlog waits the
-   * longest anyway).
+   * longest anyway). A return spaced on the first rung (bookReturn) may be refused more than once
+   * a second, and counted each time.
    */
   refusedSeconds(host: string): number | undefined {
     const typicalMs = this.typicalMs.get(host);
@@ -245,13 +246,15 @@ export class FairShare {
   }
 
   /**
-   * How long an attempt refused at its busy host should wait on the first rung, at most
-   * `longestMs`, the rung's own wait. Returns are spaced at the pace the host's places take them,
-   * after its line: a burst's refusals then come back over the rung's wait, not all at its end,
-   * and the places stay busy between them. Past a rung's worth, `longestMs`, as before. Undefined
-   * while the host's answer time is unknown or it is slow.
+   * Books the return of an attempt refused at its busy host, and answers how long it should wait
+   * on the first rung: at most `longestMs`, the rung's own wait. Returns are spaced at the pace the
+   * host's places take them, after its line. A burst's refusals then come back over the rung's
+   * wait, not all at its end, and the places stay busy between them. Past a rung's worth,
+   * `longestMs`, booking nothing. Never less than the short wait: a place due sooner would have
+   * been waited for here, and a fast host's refusals must not go round the broker in a loop.
+   * Undefined while the host's answer time is unknown or it is slow.
    */
-  returnWaitMs(host: string, longestMs: number): number | undefined {
+  bookReturn(host: string, longestMs: number): number | undefined {
     const typicalMs = this.typicalMs.get(host);
     if (typicalMs === undefined || this.slowHosts.has(host)) return undefined;
     const now = this.now();
@@ -260,7 +263,7 @@ export class FairShare {
     const due = Math.max(this.returnsDue.get(host) ?? 0, lineEnds) + turnMs;
     if (due - now >= longestMs) return longestMs;
     noteMostRecent(this.returnsDue, host, due);
-    return due - now;
+    return Math.min(longestMs, Math.max(this.shortWaitMs, due - now));
   }
 
   /** Counts an attempt in flight for its host and team; answers the function that gives it back. */
