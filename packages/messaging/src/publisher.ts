@@ -28,7 +28,7 @@ export interface PublishOptions {
   mandatory?: boolean;
   /**
    * The message's own time to live, in ms. In a queue with a TTL of its own, the shorter one holds.
-   * A queue lets a message expire only from its head, so one never waits past those before it.
+   * A queue lets a message expire only from its head: behind one that expires later, it waits.
    */
   expirationMs?: number;
 }
