@@ -398,8 +398,7 @@ for (const count of workerCounts) {
   await analyseHistory();
   // The loop's ceiling is measured against a receiver that answers at once.
   bursts.push(await throughput(label, events, slowReceiver ? undefined : await bareLoop()));
-  if (slowReceiver) continue;
-  if (rateSeconds <= 0) continue;
+  if (slowReceiver || rateSeconds <= 0) continue;
   if (warmUpRateSeconds > 0) await latency(`${label}, warm-up`, warmUpRateSeconds);
   await latency(label, rateSeconds);
 }
